@@ -1,0 +1,57 @@
+"""scholarly_nlp: scientific papers as spaCy Docs, with pluggable components.
+
+The public API is what this module exports; components and plugins use nothing else::
+
+    import scholarly_nlp
+    doc = scholarly_nlp.read("paper.pdf")          # or a GROBID .tei.xml
+    doc._.figures, doc._.citances, doc._.sections, doc._.bibliography
+"""
+
+from __future__ import annotations
+
+from .api import DocResult, blank, read, read_many
+from .doc.builder import paper_to_doc
+from .doc.extensions import SPAN_GROUPS, install_extensions, set_extension
+from .doc.serialize import (
+    doc_from_json,
+    doc_to_json,
+    load_docbin,
+    load_json,
+    save_docbin,
+    save_json,
+    write_atomic,
+)
+from .doc.types import Citance, Figure, Section
+from .errors import (
+    EmptyDocumentError,
+    EncryptedPDFError,
+    GrobidProcessingError,
+    GrobidUnavailableError,
+    InputError,
+    MalformedInputError,
+    PluginError,
+    ScholarlyNLPError,
+    UnknownComponentError,
+    UnknownFormatError,
+    UnknownNameError,
+    UnsafeInputError,
+)
+from .hookspecs import hookimpl
+from .paper import BibEntry, Block, FigureInfo, InlineRef, Paper
+from .plugins import PluginRegistry, get_registry
+from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
+from .text.segmenter import split_sentences
+
+__version__ = "0.1.0"
+
+install_extensions()
+
+__all__ = [
+    "BibEntry", "Block", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
+    "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
+    "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
+    "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnsafeInputError", "blank", "doc_from_json",
+    "doc_to_json", "expand_inputs", "get_registry", "hookimpl", "install_extensions", "load_docbin", "load_json",
+    "paper_to_doc", "read", "read_many", "read_paper", "read_papers", "save_docbin", "save_json", "set_extension",
+    "split_sentences", "write_atomic",
+]

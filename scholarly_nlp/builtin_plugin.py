@@ -1,0 +1,83 @@
+"""The built-in plugin: core readers, format sniffing, document extensions, metrics, sentencizer.
+
+It registers through the same hooks and entry-point group as any third-party plugin.
+Heavy imports (pdf libraries, grobid client, torch) happen inside the functions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+from .hookspecs import hookimpl
+
+PDF_MAGIC = b"%PDF-"
+
+
+def _read_tei(path: Any, **options: Any):
+    from .readers.tei import read_tei
+
+    return read_tei(path, **options)
+
+
+def _read_pdf(path: Any, **options: Any):
+    from .readers.pdf import read_pdf
+
+    return read_pdf(path, **options)
+
+
+def _read_pdf_with_grobid(path: Any, **options: Any):
+    from .readers.grobid_service import read_pdf_with_grobid
+
+    return read_pdf_with_grobid(path, **options)
+
+
+@hookimpl
+def register_readers(register):
+    """TEI (lxml), the embedded PDF reader, and PDFs through a GROBID server."""
+    register("tei", _read_tei, extensions=(".tei.xml", ".xml", ".tei"), description="GROBID TEI XML (0.5.x-0.8.x)")
+    register("pdf", _read_pdf, extensions=(".pdf",), description="built-in PDF reader (no server)")
+    register("grobid", _read_pdf_with_grobid, extensions=(".pdf",), description="PDF through a GROBID server")
+
+
+@hookimpl
+def sniff_format(path: str, head: bytes) -> Optional[str]:
+    """Content first (PDF magic, a TEI root), then the file name's extension."""
+    stripped = head.lstrip()
+    if stripped.startswith(PDF_MAGIC):
+        return "pdf"
+    if stripped.startswith(b"<") and b"<TEI" in head:
+        return "tei"
+    name = Path(path).name.lower()
+    if name.endswith(".pdf"):
+        return "pdf"
+    if name.endswith((".tei.xml", ".xml", ".tei")):
+        return "tei"
+    return None
+
+
+@hookimpl
+def register_extensions(register):
+    """The document model's getters (``doc._.figures`` ...) and its metadata attribute."""
+    from .doc.extensions import DOC_EXTENSIONS
+
+    for name, kwargs in DOC_EXTENSIONS.items():
+        register("doc", name, **kwargs)
+
+
+@hookimpl
+def register_metrics(register):
+    """The shared metrics module (ranking, CSFCube, CL-SciSumm, facets, significance)."""
+    from .metrics import BUILTIN_METRICS
+
+    for name, function in BUILTIN_METRICS.items():
+        register(name, function, description=(function.__doc__ or "").strip().split("\n")[0])
+
+
+@hookimpl
+def register_components(register):
+    """The scientific sentence segmenter as a pipeline component."""
+    from .pipes.sentencizer import make_sentencizer
+
+    register("scholarly_sentencizer", make_sentencizer, default_config={"overwrite": False},
+             assigns=["token.is_sent_start"])

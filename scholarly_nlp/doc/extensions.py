@@ -1,0 +1,137 @@
+"""The paper Doc's span groups and ``._`` extensions.
+
+Text-anchored structure lives in span groups (they survive ``DocBin`` and multiprocessing
+without user data):
+
+=================  ===========================================  ======================
+group              one span per                                 label_ / kb_id_
+=================  ===========================================  ======================
+``title``          title                                        "title" / ""
+``abstract``       abstract paragraph                           "abstract" / ""
+``sections``       section, heading through last paragraph      title / number
+``section_heads``  section heading                              "heading" / number
+``paragraphs``     body paragraph                               "paragraph" / number
+``captions``       figure/table caption                         kind / figure id
+``figure_refs``    inline figure/table mention                  kind / figure id or ""
+``citations``      inline citation marker                       "bibr" / bib id or ""
+=================  ===========================================  ======================
+
+What is not text (figure labels and boxes, bibliography, section levels, paper id) is one
+JSON-able dict in ``doc._.paper_meta``. Typed views are getters: ``doc._.figures``,
+``doc._.citances``, ``doc._.sections``, ``doc._.bibliography``, ``doc._.paper_id``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import defaultdict
+from typing import Any, Optional
+
+from spacy.tokens import Doc, Span, Token
+
+from .types import Citance, Figure, Section
+
+SPAN_GROUPS = ("title", "abstract", "sections", "section_heads", "paragraphs", "captions", "figure_refs", "citations")
+
+
+def paper_meta(doc: Doc) -> dict:
+    """The paper metadata dict (empty dict for a Doc not built from a paper)."""
+    return doc._.paper_meta or {}
+
+
+def get_paper_id(doc: Doc) -> Optional[str]:
+    """The paper id (TEI/PDF file stem unless the reader was given one)."""
+    return paper_meta(doc).get("paper_id")
+
+
+def get_bibliography(doc: Doc) -> dict:
+    """Bibliography as a plain dict: id -> {title, authors, year, venue, doi}."""
+    return paper_meta(doc).get("bibliography", {})
+
+
+def get_figures(doc: Doc) -> list[Figure]:
+    """Figures and tables in document order with caption span and mention spans."""
+    captions = {span.kb_id_: span for span in doc.spans.get("captions", [])}
+    mentions: dict[str, list[Span]] = defaultdict(list)
+    for span in doc.spans.get("figure_refs", []):
+        if span.kb_id_:
+            mentions[span.kb_id_].append(span)
+    figures = []
+    for info in paper_meta(doc).get("figures", []):
+        bbox = info.get("bbox")
+        figures.append(
+            Figure(
+                id=info["id"],
+                label=info.get("label", ""),
+                kind=info.get("kind", "figure"),
+                caption=captions.get(info["id"]),
+                mentions=mentions.get(info["id"], []),
+                head=info.get("head", ""),
+                image_path=info.get("image_path"),
+                page=info.get("page"),
+                bbox=tuple(bbox) if bbox else None,
+            )
+        )
+    return figures
+
+
+def get_citances(doc: Doc) -> list[Citance]:
+    """Sentences that carry at least one citation marker, with the markers' bibliography ids."""
+    markers = sorted(doc.spans.get("citations", []), key=lambda s: s.start)
+    if not markers:
+        return []
+    sentences = list(doc.sents)
+    starts = [s.start for s in sentences]
+    grouped: dict[int, list[Span]] = defaultdict(list)
+    for marker in markers:
+        grouped[bisect_right(starts, marker.start) - 1].append(marker)
+    citances = []
+    for index in sorted(grouped):
+        group = grouped[index]
+        bib_ids = list(dict.fromkeys(m.kb_id_ for m in group if m.kb_id_))
+        citances.append(Citance(sentence=sentences[index], markers=group, bib_ids=bib_ids))
+    return citances
+
+
+def get_sections(doc: Doc) -> list[Section]:
+    """Body sections in reading order with their heading and paragraph spans."""
+    heads = {span.start: span for span in doc.spans.get("section_heads", [])}
+    paragraphs = sorted(doc.spans.get("paragraphs", []), key=lambda s: s.start)
+    para_starts = [p.start for p in paragraphs]
+    levels = [s.get("level", 1) for s in paper_meta(doc).get("sections", [])]
+    spans = list(doc.spans.get("sections", []))
+    sections = []
+    for i, span in enumerate(spans):
+        number = span.kb_id_ or None
+        level = levels[i] if len(levels) == len(spans) else (number.count(".") + 1 if number else 1)
+        lo = bisect_right(para_starts, span.start - 1)
+        hi = bisect_right(para_starts, span.end - 1)
+        inside = [p for p in paragraphs[lo:hi] if p.end <= span.end]
+        sections.append(
+            Section(title=span.label_, number=number, level=level, span=span, paragraphs=inside, heading=heads.get(span.start))
+        )
+    return sections
+
+
+DOC_EXTENSIONS: dict[str, dict[str, Any]] = {
+    "paper_meta": {"default": None},
+    "paper_id": {"getter": get_paper_id},
+    "bibliography": {"getter": get_bibliography},
+    "figures": {"getter": get_figures},
+    "citances": {"getter": get_citances},
+    "sections": {"getter": get_sections},
+}
+
+
+def set_extension(obj: str, name: str, **kwargs: Any) -> None:
+    """Install one extension on Doc/Span/Token unless it already exists (idempotent)."""
+    cls = {"doc": Doc, "span": Span, "token": Token}[obj]
+    if not cls.has_extension(name):
+        cls.set_extension(name, **kwargs)
+
+
+def install_extensions() -> None:
+    """Install the document-model extensions; safe to call any number of times."""
+    for name, kwargs in DOC_EXTENSIONS.items():
+        set_extension("doc", name, **kwargs)
+

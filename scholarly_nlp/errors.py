@@ -1,0 +1,88 @@
+"""One exception hierarchy for everything scholarly_nlp raises on purpose.
+
+Every error that concerns an input file carries the file's path and the reason, and its
+``str()`` is one sentence a user can act on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Union
+
+PathLike = Union[str, Path]
+
+
+class ScholarlyNLPError(Exception):
+    """Base class of all errors raised by scholarly_nlp and its plugins."""
+
+
+class InputError(ScholarlyNLPError):
+    """A problem with one input file: names the file and the reason."""
+
+    def __init__(self, path: Optional[PathLike], reason: str):
+        self.path = str(path) if path is not None else None
+        self.reason = reason
+        where = f"{self.path}: " if self.path else ""
+        super().__init__(f"{where}{reason}")
+
+
+class MalformedInputError(InputError):
+    """The file is not well-formed for its format (broken XML, truncated PDF...)."""
+
+
+class UnsafeInputError(InputError):
+    """The file carries constructs that are refused for safety (XML entities, DTDs)."""
+
+
+class EmptyDocumentError(InputError):
+    """The file parsed but holds no usable text (empty file, image-only PDF, TEI without body)."""
+
+
+class EncryptedPDFError(InputError):
+    """The PDF is encrypted and cannot be read without a password."""
+
+
+class UnknownFormatError(InputError):
+    """No registered reader recognises the file."""
+
+
+class GrobidUnavailableError(ScholarlyNLPError):
+    """No GROBID server answered at the configured URL."""
+
+    def __init__(self, url: str, detail: str = ""):
+        self.url = url
+        extra = f" ({detail})" if detail else ""
+        super().__init__(
+            f"No GROBID server answers at {url}{extra}; start one with "
+            "'docker run --rm -p 8070:8070 grobid/grobid:0.8.1' or pass --grobid-url."
+        )
+
+
+class GrobidProcessingError(InputError):
+    """The GROBID server answered but could not process the file (HTTP 500, timeout...)."""
+
+
+class PluginError(ScholarlyNLPError):
+    """A plugin failed to load or to register (raised only in strict mode)."""
+
+
+class UnknownComponentError(ScholarlyNLPError):
+    """A pipeline asked for a component no installed plugin registers."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        known_list = ", ".join(sorted(known)) or "none"
+        super().__init__(
+            f"Unknown component {name!r}: no installed scholarly_nlp plugin registers it "
+            f"(known: {known_list})."
+        )
+
+
+class UnknownNameError(ScholarlyNLPError):
+    """A reader, metric or facet name that nothing registered."""
+
+    def __init__(self, kind: str, name: str, known: list[str]):
+        self.kind = kind
+        self.name = name
+        known_list = ", ".join(sorted(known)) or "none"
+        super().__init__(f"Unknown {kind} {name!r} (known: {known_list}).")

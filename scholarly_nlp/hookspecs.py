@@ -1,0 +1,70 @@
+"""Hook specifications of scholarly_nlp plugins (pluggy project name ``scholarly_nlp``).
+
+A plugin is a module or object with functions decorated by :data:`hookimpl`. Registration
+hooks receive a ``register`` callback, so a plugin states what it adds and the core keeps
+track of who added what (``scholarly-nlp plugins`` lists it)::
+
+    from scholarly_nlp import hookimpl
+
+    @hookimpl
+    def register_components(register):
+        register("my_component", make_my_component, default_config={"threshold": 0.5})
+
+Plugins are found through the ``scholarly_nlp`` entry-point group of installed packages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pluggy
+
+PROJECT_NAME = "scholarly_nlp"
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def register_components(register: Any) -> None:
+    """Register spaCy pipeline components.
+
+    Call ``register(name, factory, default_config=None, assigns=(), requires=(),
+    default_score_weights=None)``; ``factory(nlp, name, **config)`` returns the pipe,
+    exactly as for ``spacy.Language.factory``.
+    """
+
+
+@hookspec
+def register_readers(register: Any) -> None:
+    """Register paper readers.
+
+    Call ``register(format_name, read_function, extensions=(".pdf",), description="")``;
+    ``read_function(path, **options)`` returns a :class:`scholarly_nlp.Paper`.
+    """
+
+
+@hookspec
+def register_extensions(register: Any) -> None:
+    """Register ``._`` attributes.
+
+    Call ``register(obj, name, default=..., getter=..., setter=..., method=...)`` with
+    ``obj`` one of ``"doc"``, ``"span"``, ``"token"``. Installing is idempotent.
+    """
+
+
+@hookspec
+def register_metrics(register: Any) -> None:
+    """Register evaluation metrics: ``register(name, function, description="")``."""
+
+
+@hookspec
+def register_commands(cli: Any) -> None:
+    """Add sub-commands to the ``scholarly-nlp`` click group ``cli``."""
+
+
+@hookspec(firstresult=True)
+def sniff_format(path: str, head: bytes) -> Optional[str]:
+    """Return the format name of the file at ``path`` (first bytes in ``head``), or None.
+
+    The first plugin that answers wins; plugins registered later are asked first.
+    """

@@ -1,0 +1,159 @@
+"""The reader-neutral paper model.
+
+Every reader (GROBID TEI, the built-in PDF reader, a GROBID server, third-party readers)
+produces a :class:`Paper`; :func:`scholarly_nlp.doc.builder.paper_to_doc` turns it into a
+spaCy ``Doc``. Keeping this layer plain dataclasses means a reader never touches spaCy and
+the Doc layout is decided in exactly one place.
+
+Offsets (``InlineRef.start/end``, ``Block.sentences``) are character offsets into
+``Block.text``; :meth:`Block.check` verifies them, and the builder calls it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .errors import MalformedInputError
+
+#: Kinds of text block, in the reading order the Doc uses.
+BLOCK_KINDS = ("title", "abstract", "heading", "paragraph", "caption")
+#: Kinds of inline reference.
+REF_KINDS = ("bibr", "figure", "table", "formula", "other")
+#: Kinds of figure-like floats.
+FIGURE_KINDS = ("figure", "table")
+
+
+@dataclass
+class InlineRef:
+    """An inline reference inside a block: a citation marker or a figure/table mention.
+
+    ``target`` is the id of what it points to (``b12``, ``fig_3``, ``tab_1``), or None when
+    the source gave none and it could not be resolved.
+    """
+
+    start: int
+    end: int
+    kind: str
+    target: Optional[str] = None
+
+
+@dataclass
+class Block:
+    """One block of text: the title, an abstract paragraph, a heading, a paragraph or a caption.
+
+    ``sentences`` holds (start, end) offsets when the source segmented the text (TEI ``<s>``);
+    None means the builder's segmenter decides. ``section`` indexes ``Paper.sections`` for
+    headings and body paragraphs; ``figure_id`` names the figure of a caption.
+    """
+
+    kind: str
+    text: str
+    refs: list[InlineRef] = field(default_factory=list)
+    sentences: Optional[list[tuple[int, int]]] = None
+    section: Optional[int] = None
+    figure_id: Optional[str] = None
+
+    def check(self, source: Optional[str] = None) -> None:
+        """Raise MalformedInputError when an offset falls outside the text or overlaps badly."""
+        n = len(self.text)
+        for ref in self.refs:
+            if not (0 <= ref.start < ref.end <= n):
+                raise MalformedInputError(
+                    source, f"{self.kind} block has a {ref.kind} reference at {ref.start}-{ref.end} "
+                    f"outside its text of {n} characters"
+                )
+        if self.sentences is not None:
+            last = 0
+            for start, end in self.sentences:
+                if not (last <= start < end <= n):
+                    raise MalformedInputError(
+                        source, f"{self.kind} block has a sentence at {start}-{end} that is out of "
+                        f"order or outside its text of {n} characters"
+                    )
+                last = end
+
+
+@dataclass
+class Section:
+    """A section of the body: heading text, its number (``3.1``) when given, nesting level."""
+
+    title: str
+    number: Optional[str] = None
+    level: int = 1
+    parent: Optional[int] = None
+
+
+@dataclass
+class FigureInfo:
+    """A figure or table float. ``caption`` is the caption block's index in ``Paper.blocks``.
+
+    ``label`` is the number as printed ("3", "3a", "A.1"); ``page`` is 1-based; ``bbox`` is
+    (x0, y0, x1, y1) in PDF points from the page's top-left corner.
+    """
+
+    id: str
+    kind: str = "figure"
+    label: str = ""
+    head: str = ""
+    image_path: Optional[str] = None
+    page: Optional[int] = None
+    bbox: Optional[tuple[float, float, float, float]] = None
+
+
+@dataclass
+class BibEntry:
+    """One bibliography entry (GROBID ``biblStruct``)."""
+
+    id: str
+    title: str = ""
+    authors: list[str] = field(default_factory=list)
+    year: Optional[str] = None
+    venue: str = ""
+    doi: Optional[str] = None
+
+    def to_dict(self) -> dict:
+        """Plain JSON-able dict (the ``doc._.bibliography`` value for this entry)."""
+        return {
+            "title": self.title,
+            "authors": list(self.authors),
+            "year": self.year,
+            "venue": self.venue,
+            "doi": self.doi,
+        }
+
+
+@dataclass
+class Paper:
+    """A parsed paper, independent of spaCy.
+
+    ``blocks`` are in reading order: title, abstract paragraphs, headings and body
+    paragraphs, then captions. ``reader`` names the reader that produced it.
+    """
+
+    paper_id: str
+    source: Optional[str] = None
+    reader: str = ""
+    blocks: list[Block] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    figures: list[FigureInfo] = field(default_factory=list)
+    bibliography: dict[str, BibEntry] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        """The title text, or "" when the reader found none."""
+        for block in self.blocks:
+            if block.kind == "title":
+                return block.text
+        return ""
+
+    def blocks_of(self, kind: str) -> list[Block]:
+        """The blocks of one kind, in order."""
+        return [b for b in self.blocks if b.kind == kind]
+
+    def check(self) -> None:
+        """Validate every block's offsets; raise MalformedInputError naming the source."""
+        for block in self.blocks:
+            if block.kind not in BLOCK_KINDS:
+                raise MalformedInputError(self.source, f"unknown block kind {block.kind!r}")
+            block.check(self.source)

@@ -1,0 +1,1 @@
+"""Core pipeline components registered by the built-in plugin."""

@@ -1,0 +1,303 @@
+"""Discovering, loading and querying scholarly_nlp plugins.
+
+Plugins are found through the ``scholarly_nlp`` entry-point group. Each one is loaded and
+asked to register under a guard: a plugin that fails to import or raises inside a hook is
+named in a warning and skipped, and the others load normally. Environment variables:
+
+``SCHOLARLY_NLP_STRICT_PLUGINS=1``
+    raise :class:`~scholarly_nlp.errors.PluginError` instead of warning (CI, development).
+``SCHOLARLY_NLP_PLUGINS=name,name``
+    allow-list of entry-point names to load (the built-in plugin is always loaded).
+``SCHOLARLY_NLP_DISABLE_PLUGINS=name,name``
+    entry-point names never to load.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional
+
+import pluggy
+
+from . import hookspecs
+from .errors import PluginError, UnknownNameError
+from .hookspecs import PROJECT_NAME
+
+ENTRY_POINT_GROUP = "scholarly_nlp"
+BUILTIN_PLUGIN = "builtin"
+ENV_STRICT = "SCHOLARLY_NLP_STRICT_PLUGINS"
+ENV_ALLOW = "SCHOLARLY_NLP_PLUGINS"
+ENV_DISABLE = "SCHOLARLY_NLP_DISABLE_PLUGINS"
+REGISTRATION_HOOKS = ("register_components", "register_readers", "register_extensions", "register_metrics")
+
+
+class PluginWarning(UserWarning):
+    """A plugin failed to load or register and was skipped."""
+
+
+@dataclass
+class PluginRecord:
+    """What one plugin is and what it registered (``scholarly-nlp plugins`` prints these)."""
+
+    name: str
+    version: Optional[str] = None
+    module: Optional[str] = None
+    status: str = "loaded"
+    error: Optional[str] = None
+    registered: dict[str, list[str]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """JSON-able form."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "module": self.module,
+            "status": self.status,
+            "error": self.error,
+            "registered": {k: list(v) for k, v in self.registered.items() if v},
+        }
+
+
+@dataclass
+class ComponentSpec:
+    """A pipeline component a plugin registered."""
+
+    name: str
+    factory: Callable[..., Any]
+    plugin: str
+    default_config: dict = field(default_factory=dict)
+
+
+@dataclass
+class ReaderSpec:
+    """A paper reader a plugin registered for one format."""
+
+    name: str
+    function: Callable[..., Any]
+    plugin: str
+    extensions: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass
+class MetricSpec:
+    """An evaluation metric a plugin registered."""
+
+    name: str
+    function: Callable[..., Any]
+    plugin: str
+    description: str = ""
+
+
+def _env_list(name: str) -> Optional[set[str]]:
+    value = os.environ.get(name, "").strip()
+    return {item.strip() for item in value.split(",") if item.strip()} if value else None
+
+
+class PluginRegistry:
+    """The plugin manager plus everything the plugins registered.
+
+    Create one with :func:`get_registry` (shared, loaded once per process) or directly
+    (tests, embedding applications) and call :meth:`load`.
+    """
+
+    def __init__(self, strict: Optional[bool] = None, allow: Optional[Iterable[str]] = None,
+                 disable: Optional[Iterable[str]] = None):
+        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self.strict = strict if strict is not None else os.environ.get(ENV_STRICT, "") not in ("", "0", "false")
+        self.allow = set(allow) if allow is not None else _env_list(ENV_ALLOW)
+        self.disable = set(disable) if disable is not None else (_env_list(ENV_DISABLE) or set())
+        self.plugins: dict[str, PluginRecord] = {}
+        self.components: dict[str, ComponentSpec] = {}
+        self.readers: dict[str, ReaderSpec] = {}
+        self.metrics: dict[str, MetricSpec] = {}
+        self._loaded = False
+
+    # -- loading ----------------------------------------------------------------------
+    def load(self) -> "PluginRegistry":
+        """Load the built-in plugin and every allowed entry-point plugin (idempotent)."""
+        if self._loaded:
+            return self
+        self._loaded = True
+        entry_points = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        if not any(ep.name == BUILTIN_PLUGIN for ep in entry_points):
+            from . import builtin_plugin  # running from a source tree without install metadata
+
+            self.add_plugin(builtin_plugin, BUILTIN_PLUGIN, version=_version_of("scholarly-nlp"))
+        for ep in sorted(entry_points, key=lambda e: (e.name != BUILTIN_PLUGIN, e.name)):
+            if ep.name in self.plugins:
+                continue
+            if ep.name != BUILTIN_PLUGIN and (ep.name in self.disable or (self.allow is not None and ep.name not in self.allow)):
+                self.plugins[ep.name] = PluginRecord(name=ep.name, module=ep.value, status="skipped",
+                                                     version=_dist_version(ep))
+                continue
+            self._load_entry_point(ep)
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self._fail(None, f"declares a hook that scholarly_nlp does not define: {exc}")
+        return self
+
+    def _load_entry_point(self, ep: metadata.EntryPoint) -> None:
+        try:
+            plugin = ep.load()
+        except Exception as exc:  # a broken plugin must not take the others down
+            self.plugins[ep.name] = PluginRecord(name=ep.name, module=ep.value, status="failed",
+                                                 error=f"{type(exc).__name__}: {exc}", version=_dist_version(ep))
+            self._fail(ep.name, f"failed to import ({type(exc).__name__}: {exc})")
+            return
+        self.add_plugin(plugin, ep.name, version=_dist_version(ep), module=ep.value)
+
+    def add_plugin(self, plugin: Any, name: str, version: Optional[str] = None, module: Optional[str] = None) -> PluginRecord:
+        """Register a plugin object/module and run its registration hooks under a guard."""
+        record = PluginRecord(name=name, version=version, module=module or getattr(plugin, "__name__", repr(plugin)))
+        self.plugins[name] = record
+        try:
+            self.pm.register(plugin, name=name)
+        except Exception as exc:
+            record.status, record.error = "failed", f"{type(exc).__name__}: {exc}"
+            self._fail(name, f"could not be registered ({exc})")
+            return record
+        for hook_name in REGISTRATION_HOOKS:
+            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+                if impl.plugin is not plugin:
+                    continue
+                try:
+                    impl.function(**{impl.argnames[0]: self._registrar(hook_name, record)})
+                except Exception as exc:
+                    record.status, record.error = "failed", f"{hook_name}: {type(exc).__name__}: {exc}"
+                    self._fail(name, f"raised in {hook_name} ({type(exc).__name__}: {exc})")
+        if any(getattr(self.pm.hook, "sniff_format").get_hookimpls()[i].plugin is plugin
+               for i in range(len(self.pm.hook.sniff_format.get_hookimpls()))):
+            record.registered.setdefault("sniffers", []).append("sniff_format")
+        if any(impl.plugin is plugin for impl in self.pm.hook.register_commands.get_hookimpls()):
+            record.registered.setdefault("commands", []).append("register_commands")
+        return record
+
+    def _fail(self, name: Optional[str], message: str) -> None:
+        text = f"scholarly_nlp plugin {name!r} {message}; it was skipped." if name else f"scholarly_nlp plugins: {message}"
+        if self.strict:
+            raise PluginError(text)
+        warnings.warn(text, PluginWarning, stacklevel=3)
+
+    # -- the register callbacks handed to plugins -------------------------------------
+    def _registrar(self, hook_name: str, record: PluginRecord) -> Callable[..., None]:
+        kind = hook_name[len("register_"):]
+        record.registered.setdefault(kind, [])
+        handlers = {
+            "components": self._register_component,
+            "readers": self._register_reader,
+            "extensions": self._register_extension,
+            "metrics": self._register_metric,
+        }
+
+        def register(*args: Any, **kwargs: Any) -> None:
+            name = handlers[kind](record.name, *args, **kwargs)
+            record.registered[kind].append(name)
+
+        return register
+
+    def _register_component(self, plugin: str, name: str, factory: Callable[..., Any], default_config: Optional[dict] = None,
+                            assigns: Iterable[str] = (), requires: Iterable[str] = (),
+                            default_score_weights: Optional[dict] = None) -> str:
+        from spacy.language import Language
+
+        if name not in Language.factories:
+            Language.factory(name, default_config=default_config or {}, assigns=list(assigns), requires=list(requires),
+                             default_score_weights=default_score_weights or {})(factory)
+        self.components[name] = ComponentSpec(name=name, factory=factory, plugin=plugin, default_config=default_config or {})
+        return name
+
+    def _register_reader(self, plugin: str, name: str, function: Callable[..., Any], extensions: Iterable[str] = (),
+                         description: str = "") -> str:
+        self.readers[name] = ReaderSpec(name=name, function=function, plugin=plugin,
+                                        extensions=tuple(e.lower() for e in extensions), description=description)
+        return name
+
+    def _register_extension(self, plugin: str, obj: str, name: str, **kwargs: Any) -> str:
+        from .doc.extensions import set_extension
+
+        set_extension(obj, name, **kwargs)
+        return f"{obj}._.{name}"
+
+    def _register_metric(self, plugin: str, name: str, function: Callable[..., Any], description: str = "") -> str:
+        self.metrics[name] = MetricSpec(name=name, function=function, plugin=plugin, description=description)
+        return name
+
+    # -- queries ----------------------------------------------------------------------
+    def reader(self, name: str) -> ReaderSpec:
+        """The reader registered for a format; UnknownNameError if none."""
+        if name not in self.readers:
+            raise UnknownNameError("reader", name, list(self.readers))
+        return self.readers[name]
+
+    def metric(self, name: str) -> MetricSpec:
+        """The metric registered under a name; UnknownNameError if none."""
+        if name not in self.metrics:
+            raise UnknownNameError("metric", name, list(self.metrics))
+        return self.metrics[name]
+
+    def sniff(self, path: str) -> Optional[str]:
+        """Ask the ``sniff_format`` hooks (latest registered first) for the file's format."""
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(4096)
+        except OSError:
+            head = b""
+        for impl in reversed(self.pm.hook.sniff_format.get_hookimpls()):
+            try:
+                result = impl.function(path=path, head=head)
+            except Exception as exc:
+                self._fail(self.pm.get_name(impl.plugin), f"raised in sniff_format ({type(exc).__name__}: {exc})")
+                continue
+            if result:
+                return result
+        return None
+
+    def add_commands(self, cli: Any) -> None:
+        """Let every plugin add its sub-commands to the click group ``cli``."""
+        for impl in self.pm.hook.register_commands.get_hookimpls():
+            try:
+                impl.function(cli=cli)
+            except Exception as exc:
+                self._fail(self.pm.get_name(impl.plugin), f"raised in register_commands ({type(exc).__name__}: {exc})")
+
+
+def _dist_version(ep: metadata.EntryPoint) -> Optional[str]:
+    dist = getattr(ep, "dist", None)
+    return dist.version if dist is not None else None
+
+
+def _version_of(dist_name: str) -> Optional[str]:
+    try:
+        return metadata.version(dist_name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+_shared_registry: Optional[PluginRegistry] = None
+
+
+def get_registry() -> PluginRegistry:
+    """The process-wide registry, loaded on first use."""
+    global _shared_registry
+    if _shared_registry is None:
+        _shared_registry = PluginRegistry()
+        _shared_registry.load()
+    return _shared_registry
+
+
+def reset_registry() -> None:
+    """Forget the process-wide registry (tests; after installing a plugin at run time)."""
+    global _shared_registry
+    _shared_registry = None
+
+
+def package_root() -> Path:
+    """Directory of the installed scholarly_nlp package."""
+    return Path(__file__).resolve().parent

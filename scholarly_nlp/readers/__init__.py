@@ -1,0 +1,1 @@
+"""Readers turn files into :class:`scholarly_nlp.Paper` objects; see :mod:`.dispatch`."""

@@ -1,0 +1,43 @@
+"""Packaging of the scholarly_nlp core distribution (``pip install -e .``)."""
+
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).parent
+
+setup(
+    name="scholarly-nlp",
+    version="0.1.0",
+    description="Scientific papers as spaCy Docs: GROBID/PDF ingestion, figures, citances, sections, pluggable components.",
+    long_description=(HERE / "README.md").read_text(encoding="utf-8") if (HERE / "README.md").exists() else "",
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.9",
+    packages=find_packages(include=["scholarly_nlp", "scholarly_nlp.*"]),
+    install_requires=[
+        "spacy>=3.8,<3.9",
+        "thinc>=8.3,<8.4",
+        "spacy-transformers>=1.3,<1.5",
+        "transformers<4.53.3",
+        "torch==2.13.0",
+        "pluggy>=1.3",
+        "lxml>=5",
+        "pypdfium2>=4.30",
+        "pdfplumber>=0.11",
+        "Pillow>=10",
+        "numpy>=1.24",
+        "click>=8.1",
+        "grobid-client-python>=0.2",
+        "requests>=2.28",
+        "weasel>=0.4",
+    ],
+    extras_require={"test": ["pytest>=7", "pypdf>=4"]},
+    entry_points={
+        "console_scripts": ["scholarly-nlp = scholarly_nlp.cli:main"],
+        "scholarly_nlp": ["builtin = scholarly_nlp.builtin_plugin"],
+        # spaCy imports every spacy_factories entry point when it builds a Language: this is
+        # the bridge that loads the pluggy plugins (see scholarly_nlp/spacy_bridge.py).
+        "spacy_factories": ["scholarly_nlp = scholarly_nlp.spacy_bridge:PLUGINS_LOADED"],
+    },
+)
