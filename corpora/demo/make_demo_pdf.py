@@ -298,7 +298,7 @@ REFERENCES = [
 ]
 
 # Sentences that a naive splitter (split after every ". ") breaks; each is one sentence.
-TRICKY_ABBREVIATIONS = ("Fig.", "Figs.", "Eq.", "Sect.", "et al.", "e.g.", "i.e.", "cf.")
+TRICKY_ABBREVIATIONS = ("Fig.", "Eq.", "Sect.", "et al.", "e.g.", "i.e.", "cf.")
 
 # --------------------------------------------------------------------------------------
 # Inline markup
@@ -313,8 +313,8 @@ def plain(text: str) -> str:
 
 
 RUN_IN_HEADS = ("Figure extraction.", "Central and summary figures.", "Sentence splitting.",
-                "Mention contexts.", "Data.", "Annotation.", "Baselines.", "Results.", "Errors.", "Implementation.",
-                "Limitations.")
+                "Mention contexts.", "Data.", "Annotation.", "Baselines.", "Results.",
+                "Errors.", "Implementation.", "Limitations.")
 
 
 def pdf_markup(text: str) -> str:
@@ -517,9 +517,9 @@ def build_pdf(path: Path) -> dict:
         return d
 
     def line_drawing(width):
-        d = Drawing(width, 128)
+        d = Drawing(width, 120)
         lp = LinePlot()
-        lp.x, lp.y, lp.width, lp.height = 30, 26, width - 40, 90
+        lp.x, lp.y, lp.width, lp.height = 30, 26, width - 40, 84
         lp.data = [list(zip(FIG3_A, FIG3_P1)), list(zip(FIG3_A, FIG3_MRR))]
         lp.xValueAxis.valueMin, lp.xValueAxis.valueMax, lp.xValueAxis.valueStep = 0, 1, 0.2
         lp.yValueAxis.valueMin, lp.yValueAxis.valueMax, lp.yValueAxis.valueStep = 0.5, 0.8, 0.1
@@ -586,7 +586,9 @@ def build_pdf(path: Path) -> dict:
     _, fig1_cap_h = fig1_caption.wrap(W - 2 * margin, 200)
     fig1_block_h = fig1.height + 4 + fig1_cap_h + 14  # drawing, gap, caption, gap to text
 
-    def furniture(canv, doc):
+    # Drawing order follows pdfTeX: running head and top floats before the body text,
+    # footnotes and the page-number footer after it (onPageEnd).
+    def header(canv, doc):
         canv.saveState()
         canv.setFont("Times-Italic", 8.5)
         canv.setFillColor(colors.Color(0.3, 0.3, 0.3))
@@ -595,6 +597,10 @@ def build_pdf(path: Path) -> dict:
         canv.setStrokeColor(colors.Color(0.6, 0.6, 0.6))
         canv.setLineWidth(0.4)
         canv.line(margin, H - 1.6 * cm - 4, W - margin, H - 1.6 * cm - 4)
+        canv.restoreState()
+
+    def footer(canv, doc):
+        canv.saveState()
         canv.setFont("Times-Roman", 10)
         canv.setFillColor(colors.black)
         canv.drawCentredString(W / 2, 1.4 * cm, str(doc.page))
@@ -603,16 +609,16 @@ def build_pdf(path: Path) -> dict:
     note_p = Paragraph(escape(FOOTNOTE), note_st)
     _, note_h = note_p.wrap(col_w, 200)
 
-    def first_page(canv, doc):
-        furniture(canv, doc)
+    def first_page_end(canv, doc):
         canv.saveState()
         canv.setLineWidth(0.5)
         canv.line(margin, margin + note_h + 5, margin + 0.35 * col_w, margin + note_h + 5)
         canv.restoreState()
         note_p.drawOn(canv, margin, margin)
+        footer(canv, doc)
 
     def figure_page(canv, doc):
-        furniture(canv, doc)
+        header(canv, doc)
         top = H - margin
         x = margin
         renderPDF.draw(fig1, canv, x, top - fig1.height)
@@ -621,8 +627,8 @@ def build_pdf(path: Path) -> dict:
                               "w": 451.0, "h": fig1.height}
         fig1_caption.drawOn(canv, x, top - fig1.height - 4 - fig1_cap_h)
 
-    title_h = 96
-    first = PageTemplate("first", pagesize=A4, onPage=first_page, frames=[
+    title_h = 84
+    first = PageTemplate("first", pagesize=A4, onPage=header, onPageEnd=first_page_end, frames=[
         Frame(margin, H - margin - title_h, W - 2 * margin, title_h, id="title",
               leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0),
         Frame(margin, margin + note_h + 12, col_w, body_h - title_h - note_h - 12, id="c1",
@@ -630,13 +636,13 @@ def build_pdf(path: Path) -> dict:
         Frame(margin + col_w + gap, margin, col_w, body_h - title_h, id="c2",
               leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0),
     ])
-    figure = PageTemplate("figure", pagesize=A4, onPage=figure_page, frames=[
+    figure = PageTemplate("figure", pagesize=A4, onPage=figure_page, onPageEnd=footer, frames=[
         Frame(margin, margin, col_w, body_h - fig1_block_h, id="c1",
               leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0),
         Frame(margin + col_w + gap, margin, col_w, body_h - fig1_block_h, id="c2",
               leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0),
     ])
-    later = PageTemplate("later", pagesize=A4, onPage=furniture, frames=[
+    later = PageTemplate("later", pagesize=A4, onPage=header, onPageEnd=footer, frames=[
         Frame(margin, margin, col_w, body_h, id="c1",
               leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0),
         Frame(margin + col_w + gap, margin, col_w, body_h, id="c2",
@@ -695,7 +701,7 @@ def build_pdf(path: Path) -> dict:
         return [Spacer(1, 6), KeepTogether([flow, cap]), Spacer(1, 10)]
 
     # where the column floats go: after the given paragraph of the given section
-    float_after = {("3", 0): ["fig_1"], ("3.2", 4): ["fig_2"], ("4", 2): ["tab_0"]}
+    float_after = {("3", 0): ["fig_1"], ("3.1", 1): ["fig_2"], ("4", 2): ["tab_0"]}
 
     for number, title, items in SECTIONS:
         style = h2 if "." in number else h1
@@ -844,19 +850,22 @@ def build_tei(positions: dict, pdf_md5: str) -> str:
 # Expected outline (for tests)
 # --------------------------------------------------------------------------------------
 
-_SENT_RE = re.compile(r"(?<=[.?!:])\s+(?=[A-Z(\[])")
+_SENT_RE = re.compile(r"(?<=[.?!])\s+(?=[A-Z(\[])")
+_NAIVE_RE = re.compile(r"(?<=\.)\s+")
 
 
 def _naive_split(text: str) -> list[str]:
-    """Split after every period/colon followed by a capital: what a naive splitter does."""
-    return _SENT_RE.split(text)
+    """What a naive splitter does: a new sentence after every period and space."""
+    return _NAIVE_RE.split(text)
 
 
 def tricky_sentences() -> list[dict]:
     """Sentences (as printed) that contain an abbreviation a naive splitter breaks on.
 
-    The sentences are cut by hand-checked rules: the text is split at ". " + capital,
-    and pieces that end in an abbreviation are glued back to the next piece.
+    The sentences are cut by rules checked by hand on this text: split where a period
+    is followed by a space and a capital or "(", then glue a piece that ends in one of
+    the abbreviations to the next piece. ``naive_pieces`` is the number of pieces a
+    splitter that breaks after every period and space makes of the sentence.
     """
     blocks = [("abstract", ABSTRACT)]
     for number, _, items in SECTIONS:
@@ -865,7 +874,7 @@ def tricky_sentences() -> list[dict]:
     abbrev_end = re.compile(r"(?:\b(?:Figs?|Eq|Sect|al|cf)\.|\be\.g\.|\bi\.e\.)$")
     found = []
     for where, text in blocks:
-        pieces = _naive_split(text)
+        pieces = _SENT_RE.split(text)
         sents, cur = [], ""
         for p in pieces:
             cur = f"{cur} {p}" if cur else p
@@ -954,7 +963,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             new = generate(Path(tmp))
             stale = []
-            for kind, path in new.items():
+            for path in new.values():
                 old = HERE / path.name
                 if not old.exists() or old.read_bytes() != path.read_bytes():
                     stale.append(path.name)

@@ -18,7 +18,7 @@ from lxml import etree
 
 from ..errors import EmptyDocumentError, InputError, MalformedInputError, UnsafeInputError
 from ..paper import BibEntry, Block, FigureInfo, InlineRef, Paper, Section
-from ..text.mentions import label_of, resolve_mention
+from ..text.mentions import MENTION_PATTERN, resolve_mention
 from ..text.normalize import TextAccumulator, collapse_whitespace
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -69,8 +69,7 @@ def parse_tei(data: Union[bytes, str], source: Optional[str] = None, paper_id: O
         data = data.encode("utf-8")
     if not data.strip():
         raise EmptyDocumentError(source, "is empty")
-    head = data[:4096]
-    if _DOCTYPE.search(head) and _ENTITY_DECL.search(data):
+    if _DOCTYPE.search(data) and _ENTITY_DECL.search(data):
         raise UnsafeInputError(source, "declares XML entities in a DTD, which are refused (entity expansion / external entities)")
     try:
         root = etree.fromstring(data, parser=_parser())
@@ -233,7 +232,8 @@ class _TeiBuilder:
             fig_id = fig.get(XML_ID) or f"{'tab' if kind == 'table' else 'fig'}_auto{n}"
             head = collapse_whitespace("".join(fig.find("t:head", NS).itertext())) if fig.find("t:head", NS) is not None else ""
             label_el = fig.find("t:label", NS)
-            label = collapse_whitespace(label_el.text or "") if label_el is not None and label_el.text else label_of(head)
+            label = collapse_whitespace(label_el.text or "") if label_el is not None and label_el.text else ""
+            label = label or _label_from_caption_start(head) or _label_from_caption_start(_caption_text(fig))
             info = FigureInfo(id=fig_id, kind=kind, label=label, head=head)
             info.page, info.bbox = _coords(fig.get("coords") or _graphic_coords(fig))
             self.paper.figures.append(info)
@@ -264,9 +264,18 @@ class _TeiBuilder:
             self.paper.bibliography[bib_id] = _bib_entry(bibl, bib_id)
 
 
+def _label_from_caption_start(text: str) -> str:
+    """The label when a caption or head opens with "Figure 3" / "Table 2", else ""."""
+    match = MENTION_PATTERN.match(text or "")
+    return match.group("label") if match else ""
+
+
 def _caption_text(fig: etree._Element) -> str:
-    """figDesc, else the table note (GROBID 0.6+ puts some table captions there), else head."""
-    for tag in ("t:figDesc", "t:note", "t:head"):
+    """figDesc, else the table note (GROBID 0.6+ puts some table captions there).
+
+    A bare head ("Table 2 :") is not a caption: GROBID leaves figDesc empty when it lost it.
+    """
+    for tag in ("t:figDesc", "t:note"):
         el = fig.find(tag, NS)
         if el is not None:
             text = collapse_whitespace("".join(el.itertext()))

@@ -1,0 +1,1365 @@
+"""The built-in PDF reader: a paper's PDF to a :class:`~scholarly_nlp.paper.Paper`, no GROBID needed.
+
+How it works, in passes over words and lines (never over every character in Python):
+
+1. pypdfium2 gives each page's text; every word gets the box of its first and last
+   character, words become line *segments* (a wide gap, as between columns or table cells,
+   starts a new segment);
+2. running headers and footers, page numbers and review line numbers are dropped;
+3. each page is cut into columns at its gutter and read band by band (a full-width band,
+   then the left column, then the right one);
+4. lines are grouped into visual blocks by spacing, size and weight; blocks become the
+   title, the abstract, headings and paragraphs (split on indentation, continued across
+   columns and pages), captions, or are dropped (front matter, footnotes, references);
+5. each caption gets the figure region next to it: the graphics and the non-body text
+   between the caption and the nearest body text; that region is left out of the
+   paragraphs and, on request, rendered to a PNG.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Union
+
+import numpy as np
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from ..errors import EmptyDocumentError, EncryptedPDFError, InputError, MalformedInputError
+from ..paper import Block, FigureInfo, InlineRef, Paper, Section
+from ..text.mentions import find_mentions
+
+PathLike = Union[str, Path]
+
+#: Rendering scale for figure crops (2.0 = 144 dpi).
+RENDER_SCALE = 2.0
+
+_PDFIUM_HYPHEN = "\ufffe"  # pdfium's marker for a hyphen it judged to end a line
+_BREAK_RE = re.compile(r"\r\n|\n|\ufffe")
+_TOKEN_RE = re.compile(r"[^\s\ufffe]+")
+_CLEAN_TABLE = {
+    **{c: None for c in range(0x20)},
+    0xAD: None,
+    0xFFFE: None,
+    0xFEFF: None,
+    0xFB00: "ff",
+    0xFB01: "fi",
+    0xFB02: "fl",
+    0xFB03: "ffi",
+    0xFB04: "ffl",
+    0xFB05: "st",
+    0xFB06: "st",
+}
+_BOLD_HINTS = ("bold", "medi", "semibold", "demi", "black", "heavy", "cmbx", "-bd", ",bd")
+_FORCE_BOLD_FLAG = 1 << 18
+_GRAPHIC_TYPES = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_SHADING)
+
+_CAPTION_RE = re.compile(
+    r"^(?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*"
+    r"(?P<label>(?:[A-Z]\.?|S)?\d{1,3}(?:\.\d{1,2})?[a-z]?|[IVX]{1,5})"
+    r"(?P<delim>\s*[:.|\u2014\u2013]|\s*$|\s+(?=[A-Z(]))"
+)
+_STRONG_DELIMS = (":", ".", "|", "\u2014", "\u2013")
+_NUMBERED_HEAD_RE = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>[^\W\d_].*)$")
+_LETTER_HEAD_RE = re.compile(r"^(?P<num>[A-H](?:\.\d{1,2}){0,3})\.?\s+(?P<title>[A-Z].*)$")
+_ROMAN_HEAD_RE = re.compile(r"^(?P<num>[IVX]{1,4})\.\s+(?P<title>[A-Z].*)$")
+_APPENDIX_HEAD_RE = re.compile(r"^(?:appendix|appendices|supplementary|supplemental)\b", re.I)
+_REFERENCES_RE = re.compile(
+    r"^(?:references?|bibliography|literature cited|works cited|reference list|citations)$", re.I
+)
+_ABSTRACT_RE = re.compile(r"^(?:abstract|a b s t r a c t)\b\s*[:.\u2014\u2013-]?\s*(?P<rest>.*)$", re.I)
+_KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.I)
+_FIRST_SECTION_NAMES = re.compile(
+    r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.I
+)
+_SECTION_NUMBER_RE = re.compile(r"^\d{1,2}(?:\.\d{1,2}){1,4}\.?$")
+_PAGE_NUMBER_RE = re.compile(
+    r"^[\W_]*(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.I
+)
+_LINE_NUMBER_RE = re.compile(r"^\d{1,4}$")
+_TERMINAL_PUNCT = (".", "!", "?", ":")
+_ALPHA_RUN_END = re.compile(r"[^\W\d_]+$")
+_ALPHA_RUN_START = re.compile(r"^[^\W\d_]+")
+_JOINABLE_PREFIXES = frozenset(
+    "non pre post co multi cross self semi sub inter intra anti meta bi tri uni over under".split()
+)
+_CITATION_PAREN_RE = re.compile(r"\(([^()]{4,400})\)")
+_YEAR_RE = re.compile(r"\b(?:1[89]\d\d|20\d\d)[a-z]?\b")
+_CITED_NAME_RE = re.compile(r"[A-Z][^\W\d_]{1,}")
+_NARRATIVE_CITE_RE = re.compile(
+    r"\b[A-Z][^\W\d_'\u2019-]*(?:[-'\u2019][^\W\d_]+)*"
+    r"(?:\s+(?:et\s+al\.?|and\s+[A-Z][^\W\d_]+|&\s+[A-Z][^\W\d_]+))?"
+    r"\s+\((?:(?:19|20)\d\d[a-z]?)(?:\s*[,;]\s*(?:(?:19|20)\d\d[a-z]?))*\)"
+)
+_NUMERIC_CITE_RE = re.compile(r"\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
+_MONTHS = frozenset(
+    "January February March April May June July August September October November December".split()
+)
+_LIST_CONTINUATION_RE = re.compile(r"\s*(?:,|and|&|or|to|\u2013|-)\s*(?P<label>[A-Z]?\d+[a-z]?)\b")
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass
+class _Word:
+    """A word with its box in points from the page's top-left corner."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    font_size: float
+    height: float
+    index: int = 0  # pdfium character index of the first character (for font look-ups)
+    broken: bool = False  # pdfium removed a line-end hyphen right after this word
+
+
+@dataclass(eq=False)
+class _Line:
+    """A line segment: words on one row with no wide gap between them."""
+
+    words: list[_Word]
+    page: int
+    bold: bool = False
+    font: str = ""
+    word_fonts: Optional[list[str]] = None  # only for lines that start with a section number
+    size: float = 0.0
+    col: str = "F"  # "L" or "R" column, "F" full width or single column
+    band: int = 0
+    role: str = ""  # "", "furniture", "float" or "caption"
+
+    def __post_init__(self) -> None:
+        self.text = " ".join(w.text for w in self.words)
+        self.x0 = min(w.x0 for w in self.words)
+        self.x1 = max(w.x1 for w in self.words)
+        self.y0 = min(w.y0 for w in self.words)
+        self.y1 = max(w.y1 for w in self.words)
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def broken(self) -> bool:
+        return self.words[-1].broken
+
+    def tail(self, start: int) -> "_Line":
+        """A copy holding the words from ``start`` on (used to cut a run-in heading off)."""
+        line = _Line(self.words[start:], self.page, self.bold, self.font, None, self.size, self.col)
+        line.band, line.role = self.band, self.role
+        return line
+
+
+@dataclass
+class _Page:
+    """One page: its size, its lines in reading order, and its column layout."""
+
+    index: int
+    width: float
+    height: float
+    lines: list[_Line]
+    split: Optional[float] = None
+    edges: dict = field(default_factory=dict)  # (band, col) -> (left, right) text edges
+    blocks: list["_VBlock"] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class _VBlock:
+    """A visual block: consecutive lines of one column with regular spacing, size and weight."""
+
+    lines: list[_Line]
+    page: int
+
+    @property
+    def text(self) -> str:
+        return " ".join(line.text for line in self.lines)
+
+    @property
+    def size(self) -> float:
+        return _dominant(((l.size, len(l.text)) for l in self.lines), default=0.0)
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return self.lines[0].band, self.lines[0].col
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float]:
+        return (
+            min(l.x0 for l in self.lines),
+            min(l.y0 for l in self.lines),
+            max(l.x1 for l in self.lines),
+            max(l.y1 for l in self.lines),
+        )
+
+
+@dataclass
+class _Stats:
+    """Document-wide typography: body font size and normal line advance (as a ratio of size)."""
+
+    body_size: float
+    lead_ratio: float
+
+
+@dataclass
+class _Caption:
+    """A caption block with what it captions."""
+
+    block: _VBlock
+    kind: str
+    label: str
+    bbox: Optional[tuple[float, float, float, float]] = None
+
+
+@dataclass
+class _Unit:
+    """A piece of the paper's text before it becomes a Block."""
+
+    kind: str
+    lines: list[_Line]
+    section: Optional[int] = None
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def read_pdf(path: PathLike, *, paper_id: Optional[str] = None, image_dir: Optional[PathLike] = None) -> Paper:
+    """Read a scientific paper's PDF into a :class:`Paper` (``reader="pdf"``).
+
+    Recovers the title, abstract, numbered and unnumbered section heads, body paragraphs in
+    reading order (two-column layouts included), figure and table captions with one
+    :class:`FigureInfo` each, inline figure/table references and citation markers. When
+    ``image_dir`` is given, each figure's region is rendered to
+    ``<image_dir>/<paper_id>_<fig_id>.png``.
+
+    Raises MalformedInputError (not a PDF, truncated or damaged), EmptyDocumentError (empty
+    file, no pages, or no text layer) or EncryptedPDFError (password protected).
+    """
+    path = Path(path)
+    _check_file(path)
+    pdf = _open_document(path)
+    try:
+        pages = [_read_page(pdf, i) for i in range(len(pdf))]
+        _require_text(path, pages)
+        paper = _build_paper(pdf, pages, paper_id or path.stem, str(path))
+        if image_dir is not None:
+            _save_figure_images(pdf, paper, Path(image_dir))
+    finally:
+        pdf.close()
+    return paper
+
+
+# --------------------------------------------------------------------------- opening
+
+
+def _check_file(path: Path) -> None:
+    """Reject missing, empty, non-PDF and truncated files before pdfium sees them."""
+    if not path.is_file():
+        raise InputError(path, "the file does not exist or is not a regular file")
+    size = path.stat().st_size
+    if size == 0:
+        raise EmptyDocumentError(path, "the file is empty (0 bytes), so there is no PDF to read")
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+        handle.seek(max(0, size - 4096))
+        tail = handle.read()
+    if b"%PDF-" not in head:
+        raise MalformedInputError(path, "the file is not a PDF: it does not start with a %PDF- header")
+    if b"%%EOF" not in tail:
+        raise MalformedInputError(
+            path, "the PDF is truncated or damaged: it does not end with an %%EOF marker"
+        )
+
+
+def _open_document(path: Path) -> pdfium.PdfDocument:
+    """Open the PDF with pdfium, mapping its failures to the project's errors."""
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        code = getattr(exc, "err_code", None)
+        if code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
+            raise EncryptedPDFError(
+                path, "the PDF is encrypted and needs a password to be opened"
+            ) from exc
+        raise MalformedInputError(path, f"the PDF cannot be parsed ({exc})") from exc
+    if len(pdf) == 0:
+        pdf.close()
+        raise EmptyDocumentError(path, "the PDF has no pages")
+    return pdf
+
+
+def _require_text(path: Path, pages: list[_Page]) -> None:
+    """Raise EmptyDocumentError when the PDF has (almost) no text layer."""
+    letters = sum(sum(c.isalnum() for c in line.text) for page in pages for line in page.lines)
+    if letters < 20 * len(pages):
+        raise EmptyDocumentError(
+            path,
+            f"the PDF has no text layer ({letters} characters of text on {len(pages)} pages): "
+            "it looks scanned and needs OCR before it can be read",
+        )
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def _read_page(pdf: pdfium.PdfDocument, index: int) -> _Page:
+    """Extract one page's line segments (top-left coordinates) with sizes and fonts."""
+    page = pdf[index]
+    try:
+        left, bottom, right, top = page.get_bbox()
+        textpage = page.get_textpage()
+        try:
+            text = textpage.get_text_range()
+            count = textpage.count_chars()
+            if len(text) != count:  # surrogate pairs shift offsets: rebuild one char per index
+                text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count))
+            lines = list(_page_lines(textpage.raw, text, left, top, index))
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+    return _Page(index, right - left, top - bottom, lines)
+
+
+def _page_lines(raw_tp, text: str, left: float, top: float, page_index: int) -> Iterator[_Line]:
+    """Yield line segments from pdfium's text: split at its line breaks, then at wide gaps."""
+    rect = pdfium_c.FS_RECTF()
+    fonts = _FontReader(raw_tp)
+    start = 0
+    for brk in _BREAK_RE.finditer(text + "\r\n"):
+        words = [
+            _word_at(raw_tp, rect, m, left, top) for m in _TOKEN_RE.finditer(text, start, brk.start())
+        ]
+        words = [w for w in words if w is not None]
+        if words and brk.group() == _PDFIUM_HYPHEN:
+            words[-1].broken = True
+        start = brk.end()
+        for segment in _segments(words):
+            yield _make_line(segment, page_index, fonts)
+
+
+def _word_at(raw_tp, rect, match: re.Match, left: float, top: float) -> Optional[_Word]:
+    """A word from a text match: the box of its first and last characters, its font size."""
+    first, last = match.start(), match.end() - 1
+    cleaned = match.group().translate(_CLEAN_TABLE)
+    if not cleaned:
+        return None
+    pdfium_c.FPDFText_GetLooseCharBox(raw_tp, first, rect)
+    x0, y_top, y_bottom = rect.left, rect.top, rect.bottom
+    if last != first:
+        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, last, rect)
+    x1 = rect.right
+    # pdfium's box of a glyph in a different row (a token it glued across lines) is ignored
+    if abs(rect.bottom - y_bottom) < max(2.0, 0.5 * (y_top - y_bottom)):
+        y_top, y_bottom = max(y_top, rect.top), min(y_bottom, rect.bottom)
+    else:
+        x1 = max(x0 + 1.0, x1 if x1 > x0 else x0 + 1.0)
+    word = _Word(
+        cleaned,
+        x0 - left,
+        top - y_top,
+        max(x1, x0) - left,
+        top - y_bottom,
+        pdfium_c.FPDFText_GetFontSize(raw_tp, first),
+        y_top - y_bottom,
+        first,
+    )
+    return word
+
+
+def _segments(words: list[_Word]) -> Iterator[list[_Word]]:
+    """Split one pdfium line into segments at wide gaps, backward jumps or row changes."""
+    if not words:
+        return
+    segment = [words[0]]
+    for prev, word in pairwise(words):
+        size = max(prev.y1 - prev.y0, word.y1 - word.y0, 1.0) / 1.15
+        gap = word.x0 - prev.x1
+        prev_mid, mid = (prev.y0 + prev.y1) / 2, (word.y0 + word.y1) / 2
+        if gap > 1.1 * size or gap < -0.5 * size or abs(mid - prev_mid) > 0.7 * size:
+            yield segment
+            segment = [word]
+        else:
+            segment.append(word)
+    yield segment
+
+
+class _FontReader:
+    """Font names of characters, read through pdfium's FPDFText_GetFontInfo."""
+
+    def __init__(self, raw_tp) -> None:
+        self._tp = raw_tp
+        self._buf = ctypes.create_string_buffer(128)
+        self._flags = ctypes.c_int()
+
+    def font(self, index: int) -> tuple[str, bool]:
+        """(font name, is bold) of the character at ``index``."""
+        n = pdfium_c.FPDFText_GetFontInfo(self._tp, index, self._buf, 128, ctypes.byref(self._flags))
+        name = self._buf.value.decode("latin-1") if n else ""
+        lowered = name.lower()
+        bold = bool(self._flags.value & _FORCE_BOLD_FLAG) or any(h in lowered for h in _BOLD_HINTS)
+        return name, bold
+
+
+def _make_line(words: list[_Word], page_index: int, fonts: _FontReader) -> _Line:
+    """Build a line segment; read its fonts at its first and last word (and, for a line
+    opening with a section number, at each of its first words, to find run-in headings)."""
+    name, bold_first = fonts.font(words[0].index)
+    bold_last = fonts.font(words[-1].index)[1] if len(words) > 1 else bold_first
+    line = _Line(words, page_index, bold=bold_first and bold_last, font=name)
+    if len(words) > 2 and _SECTION_NUMBER_RE.match(words[0].text):
+        line.word_fonts = [fonts.font(w.index)[0] for w in words[:14]]
+    return line
+
+
+def _assign_sizes(pages: list[_Page]) -> None:
+    """Give each line a size: the font size, or the glyph box height where fonts report none."""
+    words = [w for p in pages for l in p.lines for w in l.words]
+    sized = sum(1 for w in words if w.font_size > 1.5)
+    use_font_size = sized >= 0.8 * max(1, len(words))
+    for page in pages:
+        for line in page.lines:
+            sizes = (
+                (w.font_size if use_font_size and w.font_size > 1.5 else w.height / 1.15, len(w.text))
+                for w in line.words
+            )
+            line.size = _dominant(sizes, default=1.0)
+
+
+def _dominant(weighted: Iterable[tuple[float, int]], default: float) -> float:
+    """The value (rounded to 0.25) carrying the most weight."""
+    counts: Counter = Counter()
+    for value, weight in weighted:
+        counts[round(value * 4) / 4] += weight
+    return counts.most_common(1)[0][0] if counts else default
+
+
+# --------------------------------------------------------------------------- furniture
+
+
+def _mark_furniture(pages: list[_Page]) -> None:
+    """Mark running headers/footers, page numbers and review line numbers as furniture."""
+    repeated = _repeated_margin_texts(pages)
+    for page in pages:
+        for line in page.lines:
+            if _in_margin(line, page) and (
+                _margin_key(line.text) in repeated or _PAGE_NUMBER_RE.match(line.text)
+            ):
+                line.role = "furniture"
+        _mark_line_numbers(page)
+
+
+def _in_margin(line: _Line, page: _Page) -> bool:
+    return line.y1 < 0.1 * page.height or line.y0 > 0.9 * page.height
+
+
+def _margin_key(text: str) -> str:
+    return re.sub(r"\d+", "#", text.lower()).strip()
+
+
+def _repeated_margin_texts(pages: list[_Page]) -> set[str]:
+    """Texts (digits ignored) found in the top or bottom margin of at least two pages."""
+    seen: Counter = Counter()
+    for page in pages:
+        seen.update({_margin_key(l.text) for l in page.lines if _in_margin(l, page) and len(l.text) > 3})
+    return {key for key, n in seen.items() if n >= 2 and n >= 0.3 * len(pages)}
+
+
+def _mark_line_numbers(page: _Page) -> None:
+    """Review copies number their lines: many bare numbers stacked at one x position."""
+    numbers = [l for l in page.lines if not l.role and _LINE_NUMBER_RE.match(l.text)]
+    if len(numbers) < 10:
+        return
+    by_x: Counter = Counter(round(l.x1 / 6) for l in numbers)
+    stacked = {x for x, n in by_x.items() if n >= 10}
+    for line in numbers:
+        if round(line.x1 / 6) in stacked:
+            line.role = "furniture"
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def _layout_page(page: _Page) -> None:
+    """Find the column gutter, assign columns and bands, and put lines in reading order."""
+    text_lines = [l for l in page.lines if not l.role]
+    page.split = _column_split(text_lines, page.width)
+    _assign_columns(text_lines, page.split)
+    page.lines = _reading_order(text_lines, page.split)
+    page.edges = _column_edges(page.lines)
+
+
+def _column_split(lines: list[_Line], width: float) -> Optional[float]:
+    """The x of a column gutter that (almost) no text crosses, or None for one column."""
+    lines = [l for l in lines if len(l.text) >= 8]
+    if len(lines) < 6:
+        return None
+    x0 = np.array([l.x0 for l in lines])
+    x1 = np.array([l.x1 for l in lines])
+    weight = np.array([len(l.text) for l in lines], dtype=float)
+    xs = np.arange(0.25 * width, 0.75 * width, 1.0)
+    crossing = ((x0[:, None] < xs - 2) & (x1[:, None] > xs + 2)).astype(float).T @ weight
+    left = (x1[:, None] <= xs).astype(float).T @ weight
+    right = (x0[:, None] >= xs).astype(float).T @ weight
+    total = weight.sum()
+    ok = (crossing <= 0.15 * total) & (left >= 0.15 * total) & (right >= 0.15 * total)
+    if not ok.any():
+        return None
+    best = crossing[ok].min()
+    candidates = ok & (crossing <= best)
+    return float(_widest_run_middle(xs, candidates))
+
+
+def _widest_run_middle(xs: np.ndarray, mask: np.ndarray) -> float:
+    """The middle x of the longest run of True values in ``mask``."""
+    best_len, best_mid, run_start = 0, float(xs[np.argmax(mask)]), None
+    for i, flag in enumerate(list(mask) + [False]):
+        if flag and run_start is None:
+            run_start = i
+        elif not flag and run_start is not None:
+            if i - run_start > best_len:
+                best_len, best_mid = i - run_start, float((xs[run_start] + xs[i - 1]) / 2)
+            run_start = None
+    return best_mid
+
+
+def _assign_columns(lines: list[_Line], split: Optional[float]) -> None:
+    """Put each line in the left or right column, or full width when it clearly spans both."""
+    if split is None:
+        for line in lines:
+            line.col = "F"
+        return
+    for line in lines:
+        if split - line.x0 >= 15 and line.x1 - split >= 15:
+            line.col = "F"
+        else:
+            line.col = "L" if (line.x0 + line.x1) / 2 < split else "R"
+    # Column text starts where the first body-like line of either column starts; anything
+    # above that (page-one author blocks side by side) is read as full-width front matter.
+    body = [l for l in lines if l.col != "F" and len(l.words) >= 5 and l.width > 120]
+    if body:
+        top = min(l.y0 for l in body)
+        for line in lines:
+            if line.col != "F" and line.y1 < top - 1:
+                line.col = "F"
+
+
+def _reading_order(lines: list[_Line], split: Optional[float]) -> list[_Line]:
+    """Order lines: bands top to bottom; within a column band, left column then right column."""
+    ordered: list[_Line] = []
+    band: list[_Line] = []
+    band_index = 0
+    for line in sorted(lines, key=lambda l: l.y0):
+        is_full = line.col == "F"
+        if band and (band[0].col == "F") != is_full:
+            ordered.extend(_order_band(band, band_index))
+            band, band_index = [], band_index + 1
+        band.append(line)
+    if band:
+        ordered.extend(_order_band(band, band_index))
+    return ordered
+
+
+def _order_band(band: list[_Line], index: int) -> list[_Line]:
+    """Order one band's lines: per column, rows top to bottom, segments of a row left to right."""
+    out: list[_Line] = []
+    for col in ("F", "L", "R"):
+        lines = [l for l in band if l.col == col]
+        for line in lines:
+            line.band = index
+        out.extend(_rows(lines))
+    return out
+
+
+def _rows(lines: list[_Line]) -> list[_Line]:
+    """Sort lines into rows (shared baseline) top to bottom, each row left to right."""
+    out: list[_Line] = []
+    row: list[_Line] = []
+    for line in sorted(lines, key=lambda l: l.y1):
+        if row and line.y1 - row[0].y1 > 0.3 * max(row[0].size, 1.0):
+            out.extend(sorted(row, key=lambda l: l.x0))
+            row = []
+        row.append(line)
+    out.extend(sorted(row, key=lambda l: l.x0))
+    return out
+
+
+def _column_edges(lines: list[_Line]) -> dict:
+    """Left edge (most common start) and right edge of the text of each (band, column)."""
+    groups: dict = {}
+    for line in lines:
+        groups.setdefault((line.band, line.col), []).append(line)
+    edges = {}
+    for key, group in groups.items():
+        wide = [l for l in group if len(l.text) >= 20] or group
+        left = Counter(round(l.x0) for l in wide).most_common(1)[0][0]
+        right = float(np.percentile([l.x1 for l in wide], 90))
+        edges[key] = (float(left), right)
+    return edges
+
+
+def _doc_stats(pages: list[_Page]) -> _Stats:
+    """Body size (the size most text is set in) and the usual line advance."""
+    body = _dominant(((l.size, len(l.text)) for p in pages for l in p.lines if not l.role), default=10.0)
+    leads: Counter = Counter()
+    for page in pages:
+        for prev, line in pairwise(page.lines):
+            if (prev.band, prev.col) == (line.band, line.col) and abs(line.size - body) < 0.5 and abs(prev.size - body) < 0.5:
+                ratio = (line.y1 - prev.y1) / body
+                if 0.8 < ratio < 2.0:
+                    leads[round(ratio * 20) / 20] += 1
+    lead = leads.most_common(1)[0][0] if leads else 1.2
+    return _Stats(body, lead)
+
+
+# --------------------------------------------------------------------------- visual blocks
+
+
+def _visual_blocks(page: _Page, stats: _Stats) -> list[_VBlock]:
+    """Group a page's ordered lines into visual blocks."""
+    blocks: list[_VBlock] = []
+    for line in page.lines:
+        if line.role == "furniture":
+            continue
+        if blocks and not _starts_block(blocks[-1].lines[-1], line, stats, page):
+            blocks[-1].lines.append(line)
+        else:
+            blocks.append(_VBlock([line], page.index))
+    return blocks
+
+
+def _same_row(prev: _Line, line: _Line) -> bool:
+    return abs(line.y1 - prev.y1) <= 0.3 * max(prev.size, line.size, 1.0)
+
+
+def _starts_block(prev: _Line, line: _Line, stats: _Stats, page: _Page) -> bool:
+    """Whether ``line`` starts a new visual block after ``prev``."""
+    if (prev.band, prev.col) != (line.band, line.col):
+        return True
+    if _same_row(prev, line):
+        return False
+    size = max(prev.size, line.size, 1.0)
+    lead = line.y1 - prev.y1
+    if lead < 0 or lead > 1.3 * stats.lead_ratio * size:
+        return True
+    if abs(prev.size - line.size) > 0.1 * size:
+        return True
+    if prev.bold != line.bold and len(prev.text) > 1 and len(line.text) > 1:
+        return True
+    if line.x0 > prev.x1 or line.x1 < prev.x0:
+        return True
+    return _caption_start(prev, line, page) is not None
+
+
+def _caption_match(text: str) -> Optional[re.Match]:
+    return _CAPTION_RE.match(text)
+
+
+def _caption_start(prev: Optional[_Line], line: _Line, page: _Page) -> Optional[re.Match]:
+    """The caption match of a line that opens a caption ("Figure 3:", "Table 2."), else None.
+
+    A line that merely wraps inside a paragraph ("... shown in / Table 2. The ...") is not one:
+    a strong delimiter is required unless something else already starts a block there, and the
+    line before must end a sentence or stop short of the column's right edge.
+    """
+    match = _caption_match(line.text)
+    if match is None or prev is None:
+        return match
+    if match.group("delim").strip() not in _STRONG_DELIMS:
+        return None
+    right = page.edges.get((prev.band, prev.col), (0.0, page.width))[1]
+    ends_sentence = prev.text.rstrip().endswith(_TERMINAL_PUNCT + (")",))
+    short = prev.x1 < right - 2 * max(prev.size, 1.0)
+    return match if (ends_sentence or short) else None
+
+
+# --------------------------------------------------------------------------- floats
+
+
+def _find_captions(pages: list[_Page], stats: _Stats) -> list[_Caption]:
+    """Caption blocks in reading order, with their kind and printed label."""
+    captions = []
+    for page in pages:
+        prev_line: Optional[_Line] = None
+        for block in page.blocks:
+            first = block.lines[0]
+            same_group = prev_line is not None and (prev_line.band, prev_line.col) == (first.band, first.col)
+            match = _caption_start(prev_line if same_group else None, first, page)
+            prev_line = block.lines[-1]
+            if match is None:
+                continue
+            kind = "table" if match.group("word").lower().startswith("tab") else "figure"
+            captions.append(_Caption(block, kind, match.group("label")))
+            for line in block.lines:
+                line.role = "caption"
+    return captions
+
+
+def _locate_floats(pdf: pdfium.PdfDocument, pages: list[_Page], captions: list[_Caption], stats: _Stats) -> None:
+    """Find each caption's figure region and mark the text inside it as float content."""
+    by_page: dict[int, list[_Caption]] = {}
+    for caption in captions:
+        by_page.setdefault(caption.block.page, []).append(caption)
+    for page_index, page_captions in by_page.items():
+        page = pages[page_index]
+        graphics = _graphic_boxes(pdf, page)
+        barriers = _barrier_lines(page, stats)
+        for caption in page_captions:
+            caption.bbox = _float_region(page, caption, page_captions, graphics, barriers)
+
+
+def _barrier_lines(page: _Page, stats: _Stats) -> set[int]:
+    """ids of lines that belong to body text blocks or headings: a float region stops there."""
+    out: set[int] = set()
+    for block in page.blocks:
+        if block.lines[0].role == "caption":
+            continue
+        body_like = [l for l in block.lines if _is_body_like(l, page, stats)]
+        heading_like = len(block.lines) <= 2 and block.lines[0].bold and _NUMBERED_HEAD_RE.match(block.text)
+        if len(body_like) >= 2 or (body_like and len(block.lines) <= 2) or heading_like:
+            out.update(id(l) for l in block.lines)
+    return out
+
+
+def _is_body_like(line: _Line, page: _Page, stats: _Stats) -> bool:
+    """A running-text line: body size, many words, most of its column's width."""
+    left, right = page.edges.get((line.band, line.col), (0.0, page.width))
+    return (
+        abs(line.size - stats.body_size) <= 0.12 * stats.body_size
+        and len(line.words) >= 5
+        and line.width >= 0.7 * (right - left)
+    )
+
+
+def _caption_span(page: _Page, caption: _Caption) -> tuple[float, float]:
+    """The horizontal span a caption's float may occupy: its column, or the page."""
+    col = caption.block.lines[0].col
+    if page.split is None or col == "F":
+        return 0.0, page.width
+    return (0.0, page.split) if col == "L" else (page.split, page.width)
+
+
+def _overlaps_span(x0: float, x1: float, span: tuple[float, float]) -> bool:
+    inside = min(x1, span[1]) - max(x0, span[0])
+    return inside > 0.5 * max(x1 - x0, 0.1)
+
+
+def _float_region(
+    page: _Page,
+    caption: _Caption,
+    page_captions: list[_Caption],
+    graphics: list[tuple[float, float, float, float]],
+    barriers: set[int],
+) -> Optional[tuple[float, float, float, float]]:
+    """The bbox of a caption's figure, above or below it; marks its text lines as float."""
+    span = _caption_span(page, caption)
+    cx0, cy0, cx1, cy1 = caption.block.bbox
+    others = [c.block.bbox for c in page_captions if c is not caption]
+    lines = [l for l in page.lines if not l.role and _overlaps_span(l.x0, l.x1, span)]
+    stops = [(l.y0, l.y1) for l in lines if id(l) in barriers]
+    stops += [(b[1], b[3]) for b in others if _overlaps_span(b[0], b[2], span)]
+    top_limit = max((y1 for y0, y1 in stops if y1 <= cy0 + 1), default=0.0)
+    bottom_limit = min((y0 for y0, y1 in stops if y0 >= cy1 - 1), default=page.height)
+    sides = {}
+    for side, (lo, hi) in (("above", (top_limit, cy0)), ("below", (cy1, bottom_limit))):
+        side_lines = [l for l in lines if id(l) not in barriers and l.y0 >= lo - 1 and l.y1 <= hi + 1]
+        side_graphics = [g for g in graphics if g[1] >= lo - 1 and g[3] <= hi + 1 and _overlaps_span(g[0], g[2], span)]
+        sides[side] = (side_lines, side_graphics)
+    side = _choose_side(caption.kind, sides)
+    if side is None:
+        return None
+    side_lines, side_graphics = sides[side]
+    for line in side_lines:
+        line.role = "float"
+    boxes = [(l.x0, l.y0, l.x1, l.y1) for l in side_lines] + side_graphics
+    x0 = max(0.0, min(b[0] for b in boxes) - 2)
+    y0 = max(0.0, min(b[1] for b in boxes) - 2)
+    x1 = min(page.width, max(b[2] for b in boxes) + 2)
+    y1 = min(page.height, max(b[3] for b in boxes) + 2)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    return (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
+
+
+def _choose_side(kind: str, sides: dict) -> Optional[str]:
+    """Figures usually sit above their caption, tables below or above: pick by content."""
+
+    def area(boxes: Iterable) -> float:
+        return sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
+
+    above_lines, above_graphics = sides["above"]
+    below_lines, below_graphics = sides["below"]
+    if not (above_lines or above_graphics or below_lines or below_graphics):
+        return None
+    if kind == "figure":
+        if above_graphics or below_graphics:
+            return "above" if area(above_graphics) >= area(below_graphics) else "below"
+        return "above" if len(above_lines) >= len(below_lines) else "below"
+    above = len(above_lines) + (2 if above_graphics else 0)
+    below = len(below_lines) + (2 if below_graphics else 0)
+    return "below" if below > above else "above"
+
+
+def _graphic_boxes(pdf: pdfium.PdfDocument, page: _Page) -> list[tuple[float, float, float, float]]:
+    """Boxes (top-left points) of the images, paths and forms drawn on a page."""
+    handle = pdf[page.index]
+    try:
+        left, bottom, right, top = handle.get_bbox()
+        boxes: list[tuple[float, float, float, float]] = []
+        count = pdfium_c.FPDFPage_CountObjects(handle.raw)
+        objects = (pdfium_c.FPDFPage_GetObject(handle.raw, i) for i in range(count))
+        _collect_graphics(objects, None, boxes, page.width * page.height, depth=0)
+    finally:
+        handle.close()
+    return [(x0 - left, top - y1, x1 - left, top - y0) for x0, y0, x1, y1 in boxes]
+
+
+def _collect_graphics(objects, matrix, boxes: list, page_area: float, depth: int) -> None:
+    """Collect graphic object bounds (PDF user space); descend into page-sized forms."""
+    l, b, r, t = (ctypes.c_float() for _ in range(4))
+    for obj in objects:
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind not in _GRAPHIC_TYPES and kind != pdfium_c.FPDF_PAGEOBJ_FORM:
+            continue
+        if not pdfium_c.FPDFPageObj_GetBounds(obj, l, b, r, t):
+            continue
+        box = _transform_box((l.value, b.value, r.value, t.value), matrix)
+        area = (box[2] - box[0]) * (box[3] - box[1])
+        if kind == pdfium_c.FPDF_PAGEOBJ_FORM and area > 0.5 * page_area and depth < 4:
+            inner = _compose(matrix, _object_matrix(obj))
+            n = pdfium_c.FPDFFormObj_CountObjects(obj)
+            children = (pdfium_c.FPDFFormObj_GetObject(obj, i) for i in range(n))
+            _collect_graphics(children, inner, boxes, page_area, depth + 1)
+        elif area < 0.8 * page_area and (box[2] - box[0] > 1 or box[3] - box[1] > 1):
+            boxes.append(box)
+
+
+def _object_matrix(obj) -> tuple[float, ...]:
+    m = pdfium_c.FS_MATRIX()
+    if not pdfium_c.FPDFPageObj_GetMatrix(obj, m):
+        return (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+
+def _compose(outer: Optional[tuple], inner: tuple) -> tuple:
+    """The matrix applying ``inner`` first, then ``outer`` (PDF row-vector convention)."""
+    if outer is None:
+        return inner
+    a, b, c, d, e, f = inner
+    A, B, C, D, E, F = outer
+    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
+
+
+def _transform_box(box: tuple, matrix: Optional[tuple]) -> tuple[float, float, float, float]:
+    """Bounds of a box after a transform; children of forms report bounds in form space."""
+    if matrix is None:
+        return box
+    a, b, c, d, e, f = matrix
+    xs, ys = [], []
+    for x, y in ((box[0], box[1]), (box[0], box[3]), (box[2], box[1]), (box[2], box[3])):
+        xs.append(a * x + c * y + e)
+        ys.append(b * x + d * y + f)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+# --------------------------------------------------------------------------- classification
+
+
+class _Classifier:
+    """Walks the visual blocks in reading order and turns them into text units.
+
+    States: ``front`` (before the abstract or first section), ``abstract``, ``body`` and
+    ``refs`` (the bibliography, skipped until an appendix heading).
+    """
+
+    def __init__(self, pages: list[_Page], stats: _Stats, title: Optional[_VBlock]) -> None:
+        self.pages = pages
+        self.stats = stats
+        self.title = title
+        self.units: list[_Unit] = []
+        self.sections: list[Section] = []
+        self.section_sizes: list[float] = []
+        self.state = "front"
+        self.has_abstract_label = any(self._abstract_label(b) is not None for b in self._blocks(max_page=2))
+        self.abstract_size: Optional[float] = None
+        self.interrupted = False
+        self.reference_lines: list[str] = []
+
+    def _blocks(self, max_page: Optional[int] = None) -> Iterator[_VBlock]:
+        for page in self.pages[:max_page]:
+            yield from page.blocks
+
+    def run(self) -> list[_Unit]:
+        """Classify every block; return the units (title first)."""
+        if self.title is not None:
+            self.units.append(_Unit("title", self.title.lines))
+        for block in self._blocks():
+            if block is self.title:
+                continue
+            lines = [l for l in block.lines if not l.role]
+            if len(lines) != len(block.lines):
+                self.interrupted = True
+            if lines:
+                self._take(_VBlock(lines, block.page))
+        return self.units
+
+    # -- states
+
+    def _take(self, block: _VBlock) -> None:
+        if self.state == "front":
+            self._front(block)
+        elif self.state == "abstract":
+            self._abstract(block)
+        elif self.state == "post_abstract":
+            if self._heading(block) is not None:
+                self.state = "body"
+                self._body(block)
+        elif self.state == "refs":
+            self._refs(block)
+        else:
+            self._body(block)
+
+    def _front(self, block: _VBlock) -> None:
+        label = self._abstract_label(block)
+        if label is not None:
+            self.state = "abstract"
+            if label:  # run-in label: "Abstract. We present ..."
+                first, n = block.lines[0], len(label.split())
+                rest = ([first.tail(n)] if n < len(first.words) else []) + block.lines[1:]
+                self._abstract(_VBlock(rest, block.page))
+            elif len(block.lines) > 1:
+                self._abstract(_VBlock(block.lines[1:], block.page))
+            return
+        head = self._heading(block)
+        if head is not None and (head[0] or _FIRST_SECTION_NAMES.match(head[1])):
+            self.state = "body"
+            self._body(block)
+        elif not self.has_abstract_label and self._abstract_like(block):
+            self.state = "abstract"
+            self._abstract(block)
+
+    def _abstract(self, block: _VBlock) -> None:
+        if not block.lines:
+            return
+        if self._heading(block) is not None:
+            self.state = "body"
+            self._body(block)
+            return
+        if _KEYWORDS_RE.match(block.lines[0].text):
+            self.state = "post_abstract"
+            return
+        size = block.size
+        written = sum(len(l.text) for u in self.units if u.kind == "abstract" for l in u.lines)
+        if self.abstract_size is not None and (
+            abs(size - self.abstract_size) > 0.08 * self.abstract_size or written > 4000
+        ):
+            self.state = "body"
+            self._body(block)
+            return
+        if self.abstract_size is None:
+            self.abstract_size = size
+        for lines in self._paragraphs(block):
+            self.units.append(_Unit("abstract", lines))
+
+    def _refs(self, block: _VBlock) -> None:
+        head = self._heading(block)
+        if head is not None and self._strong(block) and (
+            _APPENDIX_HEAD_RE.match(head[1]) or (head[0] and head[0][0].isalpha())
+        ):
+            self.state = "body"
+            self._body(block)
+            return
+        self.reference_lines.extend(l.text for l in block.lines[:3])
+
+    def _body(self, block: _VBlock) -> None:
+        head = self._heading(block)
+        if head is not None:
+            number, title = head
+            if _REFERENCES_RE.match(title):
+                self.state = "refs"
+                self.interrupted = True
+                return
+            self._add_section(number, title, block)
+            return
+        if block.size < 0.88 * self.stats.body_size:
+            self.interrupted = True  # footnotes, affiliations, stray figure text
+            return
+        run_in = self._run_in_heading(block)
+        if run_in is not None:
+            number, title, rest = run_in
+            self._add_section(number, title, _VBlock([block.lines[0]], block.page))
+            block = _VBlock(rest, block.page)
+        for i, lines in enumerate(self._paragraphs(block)):
+            if i == 0 and self._continues(lines[0], block):
+                self.units[-1].lines.extend(lines)
+            else:
+                self.units.append(_Unit("paragraph", lines, self._current_section()))
+        self.interrupted = False
+
+    # -- pieces
+
+    def _current_section(self) -> Optional[int]:
+        return len(self.sections) - 1 if self.sections else None
+
+    def _add_section(self, number: Optional[str], title: str, block: _VBlock) -> None:
+        level = number.count(".") + 1 if number else self._unnumbered_level(block.size)
+        parent = next((i for i in range(len(self.sections) - 1, -1, -1) if self.sections[i].level < level), None)
+        self.sections.append(Section(title=title, number=number, level=level, parent=parent))
+        self.section_sizes.append(block.size)
+        self.units.append(_Unit("heading", block.lines, len(self.sections) - 1))
+        self.interrupted = False
+
+    def _unnumbered_level(self, size: float) -> int:
+        """Level of an unnumbered heading: 1 + how many bigger heading sizes came before."""
+        bigger = {round(s * 2) / 2 for s in self.section_sizes if s > size + 0.4}
+        return min(3, 1 + len(bigger))
+
+    def _strong(self, block: _VBlock) -> bool:
+        """Bold, or clearly larger than body text."""
+        return all(l.bold for l in block.lines) or block.size >= 1.08 * self.stats.body_size
+
+    def _heading(self, block: _VBlock) -> Optional[tuple[Optional[str], str]]:
+        """(number or None, title) when the block is a section heading."""
+        text = block.text.strip()
+        if len(block.lines) > 3 or len(text) > 150 or _caption_match(text):
+            return None
+        if block.size < 0.9 * self.stats.body_size:
+            return None
+        strong = self._strong(block)
+        words = text.split()
+        match = _NUMBERED_HEAD_RE.match(text)
+        if match and int(match.group("num").split(".")[0]) <= 30 and len(words) <= 16:
+            title = match.group("title").strip()
+            plain_ok = len(block.lines) == 1 and title[:1].isupper() and len(words) <= 9 and not title.endswith((".", ",", ";"))
+            if (strong and not title.endswith((",", ";"))) or plain_ok:
+                return match.group("num"), title.rstrip(".").strip()
+        if strong and len(block.lines) <= 2:
+            for regex in (_LETTER_HEAD_RE, _ROMAN_HEAD_RE):
+                match = regex.match(text)
+                if match and len(words) <= 12:
+                    return match.group("num"), match.group("title").rstrip(".").strip()
+        if len(words) > 10 or not text[:1].isupper() or text.endswith((".", ",", ";")):
+            return None
+        if sum(c.isalpha() for c in text) < 3:
+            return None
+        if (strong and len(block.lines) <= 2) or (text.isupper() and len(words) <= 6 and len(block.lines) == 1):
+            return None, text.rstrip(":").strip()
+        return None
+
+    def _run_in_heading(self, block: _VBlock) -> Optional[tuple[str, str, list[_Line]]]:
+        """A numbered heading set in its own font at the start of a paragraph ("2.1 Data. We ...")."""
+        first = block.lines[0]
+        fonts = first.word_fonts
+        if not fonts or len(fonts) < 3:
+            return None
+        for k in range(1, min(len(fonts), 12)):
+            if fonts[k] != fonts[1]:
+                return None
+            if first.words[k].text.endswith("."):
+                if k + 1 < len(fonts) and fonts[k + 1] == fonts[1]:
+                    return None
+                title = " ".join(w.text for w in first.words[1 : k + 1]).rstrip(".")
+                rest = ([first.tail(k + 1)] if k + 1 < len(first.words) else []) + block.lines[1:]
+                return first.words[0].text.rstrip("."), title, rest
+        return None
+
+    def _abstract_label(self, block: _VBlock) -> Optional[str]:
+        """"" for a standalone "Abstract" label, the label text for a run-in one, else None."""
+        text = block.lines[0].text.strip()
+        match = _ABSTRACT_RE.match(text)
+        if match is None:
+            return None
+        if not match.group("rest"):
+            return ""
+        label = text[: match.start("rest")].strip()
+        # a run-in label needs punctuation or capitals, else it may be prose ("Abstract meaning ...")
+        return label if label[-1:] in ".:-\u2014\u2013" or label.isupper() else None
+
+    def _abstract_like(self, block: _VBlock) -> bool:
+        """Fallback for papers without an "Abstract" label: a long text block on page one."""
+        if block.page != 0 or len(block.lines) < 3 or len(block.text) < 250:
+            return False
+        page = self.pages[block.page]
+        wide = [l for l in block.lines if _is_body_like(l, page, _Stats(block.size, 1.2))]
+        return len(wide) >= 0.6 * len(block.lines)
+
+    def _paragraphs(self, block: _VBlock) -> list[list[_Line]]:
+        """Split a text block into paragraphs at indented first lines and short last lines."""
+        page = self.pages[block.page]
+        paragraphs = [[block.lines[0]]]
+        for prev, line in pairwise(block.lines):
+            if not _same_row(prev, line) and self._paragraph_break(prev, line, page):
+                paragraphs.append([line])
+            else:
+                paragraphs[-1].append(line)
+        return paragraphs
+
+    def _paragraph_break(self, prev: _Line, line: _Line, page: _Page) -> bool:
+        left, right = page.edges.get((line.band, line.col), (line.x0, line.x1))
+        size = max(line.size, 1.0)
+        indented = 0.6 * size <= line.x0 - left <= 6 * size
+        prev_indented = prev.x0 - left >= 0.6 * size
+        if indented and not prev_indented:
+            return True
+        short = prev.x1 < right - 2.5 * size
+        return short and prev.text.rstrip().endswith(_TERMINAL_PUNCT) and line.x0 - left < 0.6 * size
+
+    def _continues(self, first: _Line, block: _VBlock) -> bool:
+        """Whether a block's first paragraph continues the previous paragraph (column, page
+        or float break in mid-paragraph)."""
+        if not self.units or self.units[-1].kind != "paragraph":
+            return False
+        last = self.units[-1].lines[-1]
+        page = self.pages[block.page]
+        left, right = page.edges.get((first.band, first.col), (first.x0, first.x1))
+        size = max(first.size, 1.0)
+        if first.x0 - left >= 0.6 * size:
+            return False
+        last_text = last.text.rstrip()
+        open_sentence = not last_text.endswith(_TERMINAL_PUNCT)
+        if first.text[:1].islower() and open_sentence:
+            return True
+        moved = (last.page, last.band, last.col) != (first.page, first.band, first.col)
+        if not (moved or self.interrupted):
+            return False
+        last_page = self.pages[last.page]
+        _, last_right = last_page.edges.get((last.band, last.col), (last.x0, last.x1))
+        full = last.x1 >= last_right - 2 * max(last.size, 1.0)
+        return full or open_sentence
+
+
+def _find_title(pages: list[_Page], stats: _Stats) -> Optional[_VBlock]:
+    """The title: the biggest text in the top half of page one (else its first bold block)."""
+    page = pages[0]
+    candidates = [
+        b
+        for b in page.blocks
+        if b.bbox[1] < 0.5 * page.height
+        and sum(c.isalpha() for c in b.text) >= 8
+        and len(b.text.split()) >= 2
+        and not b.lines[0].role
+        and _ABSTRACT_RE.match(b.text) is None
+    ]
+    if not candidates:
+        return None
+    biggest = max(candidates, key=lambda b: b.size)
+    if biggest.size >= 1.12 * stats.body_size:
+        return biggest
+    bold = [b for b in candidates if all(l.bold for l in b.lines) and len(b.lines) <= 3]
+    return bold[0] if bold else None
+
+
+# --------------------------------------------------------------------------- text
+
+
+class _Dehyphenator:
+    """Joins the lines of a block, removing line-end hyphens where the joined word is
+    plausible (seen elsewhere in the paper, or not a compound of two seen words)."""
+
+    def __init__(self, pages: list[_Page]) -> None:
+        self.words: set[str] = set()
+        self.hyphenated: set[str] = set()
+        for page in pages:
+            for line in page.lines:
+                for word in line.words[1:-1]:
+                    token = word.text.strip(".,;:()[]\"'").lower()
+                    (self.hyphenated if "-" in token else self.words).add(token)
+                    if "-" in token:
+                        self.words.update(token.split("-"))
+
+    def join(self, lines: list[_Line]) -> str:
+        """The text of consecutive lines, hyphen breaks resolved."""
+        text = ""
+        for i, line in enumerate(lines):
+            if i == 0:
+                text = line.text
+                continue
+            prev = lines[i - 1]
+            if _same_row(prev, line):
+                text += " " + line.text
+            elif prev.broken:
+                text = text + ("-" if self._keep_hyphen(text, line.text) else "") + line.text
+            elif text.endswith(("-", "\u2010")) and len(text) > 1 and text[-2].isalpha():
+                keep = self._keep_hyphen(text[:-1], line.text)
+                text = (text if keep else text[:-1]) + line.text
+            else:
+                text += " " + line.text
+        return text
+
+    def _keep_hyphen(self, left_text: str, right_text: str) -> bool:
+        left = _ALPHA_RUN_END.search(left_text)
+        right = _ALPHA_RUN_START.search(right_text)
+        if not left or not right or right.group()[0].isupper():
+            return True
+        lw, rw = left.group().lower(), right.group().lower()
+        if lw + rw in self.words:
+            return False
+        if f"{lw}-{rw}" in self.hyphenated:
+            return True
+        if lw in _JOINABLE_PREFIXES and rw in self.words and len(rw) >= 4:
+            return True
+        return len(lw) >= 3 and len(rw) >= 3 and lw in self.words and rw in self.words
+
+
+# --------------------------------------------------------------------------- references
+
+
+def _figure_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRef]:
+    """Figure and table mentions, one per label ("Figs. 2 and 3" gives two)."""
+    refs = []
+    for start, end, kind, label in find_mentions(text):
+        refs.append(InlineRef(start, end, kind, _resolve(targets, kind, label)))
+        pos = end
+        while True:
+            more = _LIST_CONTINUATION_RE.match(text, _skip_subpanel(text, pos))
+            if more is None:
+                break
+            refs.append(InlineRef(more.start("label"), more.end("label"), kind, _resolve(targets, kind, more.group("label"))))
+            pos = more.end()
+    return refs
+
+
+def _skip_subpanel(text: str, pos: int) -> int:
+    """Skip a sub-panel letter right after a label ("3a", "3(b)")."""
+    match = re.match(r"(?:[a-z]\b|\([a-z]\))", text[pos:])
+    return pos + match.end() if match else pos
+
+
+def _resolve(targets: dict[tuple[str, str], str], kind: str, label: str) -> Optional[str]:
+    label = label.lower()
+    found = targets.get((kind, label))
+    if found is None and label[-1:].isalpha() and label[:-1]:
+        found = targets.get((kind, label[:-1]))
+    return found
+
+
+def _citation_refs(text: str, numeric: bool) -> list[InlineRef]:
+    """Citation markers: "(Smith et al., 2019; Lee, 2020)" (one per item), "Smith (2019)",
+    and "[12]" when the bibliography is numbered."""
+    refs = [InlineRef(m.start(), m.end(), "bibr") for m in _NARRATIVE_CITE_RE.finditer(text)]
+    for paren in _CITATION_PAREN_RE.finditer(text):
+        offset = paren.start(1)
+        for part in re.finditer(r"[^;]+", paren.group(1)):
+            item = _citation_item(part.group(), offset + part.start())
+            if item is not None:
+                refs.append(item)
+    if numeric:
+        refs.extend(InlineRef(m.start(), m.end(), "bibr") for m in _NUMERIC_CITE_RE.finditer(text))
+    return refs
+
+
+def _citation_item(part: str, offset: int) -> Optional[InlineRef]:
+    """One "Author et al., 2019" item of a parenthetical citation, or None."""
+    years = list(_YEAR_RE.finditer(part))
+    if not years:
+        return None
+    names = [m for m in _CITED_NAME_RE.finditer(part, 0, years[0].start()) if m.group() not in _MONTHS]
+    if not names or len(part) > 160:
+        return None
+    return InlineRef(offset + names[0].start(), offset + years[-1].end(), "bibr")
+
+
+def _without_overlaps(refs: list[InlineRef]) -> list[InlineRef]:
+    """Refs sorted by position; of overlapping ones the earlier (then longer) is kept."""
+    kept: list[InlineRef] = []
+    for ref in sorted(refs, key=lambda r: (r.start, -(r.end - r.start))):
+        if not kept or ref.start >= kept[-1].end:
+            kept.append(ref)
+    return kept
+
+
+def _numbered_bibliography(reference_lines: list[str]) -> bool:
+    numbered = sum(1 for t in reference_lines if re.match(r"^\s*(?:\[\d{1,3}\]|\d{1,3}\.\s)", t))
+    return numbered >= 2
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _build_paper(pdf: pdfium.PdfDocument, pages: list[_Page], paper_id: str, source: str) -> Paper:
+    """Run layout, float and classification passes and assemble the Paper."""
+    _assign_sizes(pages)
+    _mark_furniture(pages)
+    for page in pages:
+        _layout_page(page)
+    stats = _doc_stats(pages)
+    for page in pages:
+        page.blocks = _visual_blocks(page, stats)
+    captions = _find_captions(pages, stats)
+    _locate_floats(pdf, pages, captions, stats)
+    title = _find_title(pages, stats)
+    classifier = _Classifier(pages, stats, title)
+    units = classifier.run()
+    dehyphenator = _Dehyphenator(pages)
+    paper = Paper(paper_id=paper_id, source=source, reader="pdf", sections=classifier.sections)
+    targets = _add_figures(paper, captions, pages)
+    numeric = _numbered_bibliography(classifier.reference_lines)
+    text_blocks = [_unit_block(u, dehyphenator, targets, numeric) for u in units]
+    caption_blocks = [
+        Block("caption", _clean_text(dehyphenator.join(c.block.lines)), figure_id=f.id)
+        for c, f in zip(captions, paper.figures)
+    ]
+    paper.blocks = [b for b in text_blocks if b.text] + caption_blocks
+    return paper
+
+
+def _add_figures(paper: Paper, captions: list[_Caption], pages: list[_Page]) -> dict[tuple[str, str], str]:
+    """One FigureInfo per caption (fig_N / tab_N in caption order); returns (kind, label) -> id."""
+    counters = {"figure": 0, "table": 0}
+    targets: dict[tuple[str, str], str] = {}
+    for caption in captions:
+        prefix = "fig" if caption.kind == "figure" else "tab"
+        fig_id = f"{prefix}_{counters[caption.kind]}"
+        counters[caption.kind] += 1
+        head = f"{'Figure' if caption.kind == 'figure' else 'Table'} {caption.label}"
+        paper.figures.append(
+            FigureInfo(id=fig_id, kind=caption.kind, label=caption.label, head=head, page=caption.block.page + 1, bbox=caption.bbox)
+        )
+        targets.setdefault((caption.kind, caption.label.lower()), fig_id)
+    return targets
+
+
+def _unit_block(unit: _Unit, dehyphenator: _Dehyphenator, targets: dict, numeric: bool) -> Block:
+    """A Block from a unit; paragraphs get their figure and citation references."""
+    text = _clean_text(dehyphenator.join(unit.lines))
+    block = Block(unit.kind, text, section=unit.section)
+    if unit.kind == "paragraph":
+        block.refs = _without_overlaps(_figure_refs(text, targets) + _citation_refs(text, numeric))
+    return block
+
+
+def _clean_text(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# --------------------------------------------------------------------------- images
+
+
+def _save_figure_images(pdf: pdfium.PdfDocument, paper: Paper, image_dir: Path) -> None:
+    """Render each figure's region to ``<image_dir>/<paper_id>_<fig_id>.png``."""
+    image_dir.mkdir(parents=True, exist_ok=True)
+    for figure in paper.figures:
+        if figure.kind != "figure" or figure.bbox is None or figure.page is None:
+            continue
+        target = image_dir / f"{paper.paper_id}_{figure.id}.png"
+        _render_region(pdf, figure.page - 1, figure.bbox).save(target)
+        figure.image_path = str(target)
+
+
+def _render_region(pdf: pdfium.PdfDocument, page_index: int, bbox: tuple[float, float, float, float]):
+    """A PIL image of a region (top-left points) of a page."""
+    page = pdf[page_index]
+    try:
+        width, height = page.get_size()
+        x0, y0, x1, y1 = bbox
+        crop = (max(0.0, x0), max(0.0, height - y1), max(0.0, width - x1), max(0.0, y0))
+        bitmap = page.render(scale=RENDER_SCALE, crop=crop)
+        return bitmap.to_pil()
+    finally:
+        page.close()
