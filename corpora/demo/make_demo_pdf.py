@@ -892,6 +892,11 @@ def tricky_sentences() -> list[dict]:
     return found
 
 
+def _bbox_of(pos: dict) -> list[float]:
+    x, y, w, h = (round(pos[k], 2) for k in ("x", "y", "w", "h"))
+    return [x, y, round(x + w, 2), round(y + h, 2)]
+
+
 def expected_outline(positions: dict, n_pages: int) -> dict:
     sections = [{"number": n, "title": t, "level": n.count(".") + 1} for n, t, _ in SECTIONS]
     refs = [r for _, _, items in SECTIONS for i in items if isinstance(i, str) for r in refs_of(i)]
@@ -901,8 +906,8 @@ def expected_outline(positions: dict, n_pages: int) -> dict:
         figures.append({
             "id": f["id"], "kind": f["kind"], "label": f["label"],
             "caption": caption_line(f), "page": p["page"],
-            "bbox": [round(p["x"], 2), round(p["y"], 2), round(p["x"] + p["w"], 2),
-                     round(p["y"] + p["h"], 2)],
+            # the rounding of the TEI coords ("page,x,y,w,h" with 2 decimals), so both agree
+            "bbox": _bbox_of(p),
         })
     return {
         "title": TITLE,

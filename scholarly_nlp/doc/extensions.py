@@ -46,7 +46,16 @@ def get_paper_id(doc: Doc) -> Optional[str]:
 
 def get_bibliography(doc: Doc) -> dict:
     """Bibliography as a plain dict: id -> {title, authors, year, venue, doi}."""
-    return paper_meta(doc).get("bibliography", {})
+    return _plain(paper_meta(doc).get("bibliography", {}))
+
+
+def _plain(value: Any) -> Any:
+    """Lists again where msgpack (DocBin, multiprocessing) turned them into tuples."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def get_figures(doc: Doc) -> list[Figure]:

@@ -62,7 +62,7 @@ _GRAPHIC_TYPES = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfiu
 _CAPTION_RE = re.compile(
     r"^(?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*"
     r"(?P<label>(?:[A-Z]\.?|S)?\d{1,3}(?:\.\d{1,2})?[a-z]?|[IVX]{1,5})"
-    r"(?P<delim>\s*[:.|\u2014\u2013]|\s*$|\s+(?=[A-Z(]))"
+    r"(?P<delim>\s*[:.|\u2014\u2013]|\s*$|\s+(?=[A-Z]))"
 )
 _STRONG_DELIMS = (":", ".", "|", "\u2014", "\u2013")
 _NUMBERED_HEAD_RE = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>[^\W\d_].*)$")
@@ -141,6 +141,8 @@ class _Line:
         self.x1 = max(w.x1 for w in self.words)
         self.y0 = min(w.y0 for w in self.words)
         self.y1 = max(w.y1 for w in self.words)
+        # the bottom most words share: robust to a tall glyph or a subscript in the line
+        self.base = sorted(w.y1 for w in self.words)[len(self.words) // 2]
 
     @property
     def width(self) -> float:
@@ -488,11 +490,48 @@ def _mark_line_numbers(page: _Page) -> None:
 
 def _layout_page(page: _Page) -> None:
     """Find the column gutter, assign columns and bands, and put lines in reading order."""
-    text_lines = [l for l in page.lines if not l.role]
+    text_lines = _attach_scripts([l for l in page.lines if not l.role])
     page.split = _column_split(text_lines, page.width)
     _assign_columns(text_lines, page.split)
     page.lines = _reading_order(text_lines, page.split)
     page.edges = _column_edges(page.lines)
+
+
+def _attach_scripts(lines: list[_Line]) -> list[_Line]:
+    """Merge sub- and superscript fragments (pdfium often puts them on lines of their own)
+    into the line they are raised or lowered from."""
+    scripts = [l for l in lines if len(l.words) <= 2 and len(l.text) <= 6]
+    if not scripts:
+        return lines
+    merged: set[int] = set()
+    for script in scripts:
+        host = _script_host(script, lines, merged)
+        if host is None:
+            continue
+        base = host.base
+        host.words = sorted(host.words + script.words, key=lambda w: w.x0)
+        host.__post_init__()
+        host.base = base
+        merged.add(id(script))
+    return [l for l in lines if id(l) not in merged]
+
+
+def _script_host(script: _Line, lines: list[_Line], merged: set[int]) -> Optional[_Line]:
+    """The bigger line a small fragment sits on, overlapping it vertically and horizontally."""
+    mid = (script.y0 + script.y1) / 2
+    best, best_dist = None, None
+    for line in lines:
+        if line is script or id(line) in merged or line.size < 1.1 * script.size or len(line.text) < 4:
+            continue
+        if not (line.x0 - 3 <= script.x0 <= line.x1 + 3):
+            continue
+        height = line.y1 - line.y0
+        if not (line.y0 - 0.3 * height <= mid <= line.y1 + 0.3 * height):
+            continue
+        dist = abs(mid - (line.y0 + line.y1) / 2)
+        if best_dist is None or dist < best_dist:
+            best, best_dist = line, dist
+    return best
 
 
 def _column_split(lines: list[_Line], width: float) -> Optional[float]:
@@ -540,14 +579,6 @@ def _assign_columns(lines: list[_Line], split: Optional[float]) -> None:
             line.col = "F"
         else:
             line.col = "L" if (line.x0 + line.x1) / 2 < split else "R"
-    # Column text starts where the first body-like line of either column starts; anything
-    # above that (page-one author blocks side by side) is read as full-width front matter.
-    body = [l for l in lines if l.col != "F" and len(l.words) >= 5 and l.width > 120]
-    if body:
-        top = min(l.y0 for l in body)
-        for line in lines:
-            if line.col != "F" and line.y1 < top - 1:
-                line.col = "F"
 
 
 def _reading_order(lines: list[_Line], split: Optional[float]) -> list[_Line]:
@@ -581,8 +612,8 @@ def _rows(lines: list[_Line]) -> list[_Line]:
     """Sort lines into rows (shared baseline) top to bottom, each row left to right."""
     out: list[_Line] = []
     row: list[_Line] = []
-    for line in sorted(lines, key=lambda l: l.y1):
-        if row and line.y1 - row[0].y1 > 0.3 * max(row[0].size, 1.0):
+    for line in sorted(lines, key=lambda l: l.base):
+        if row and line.base - row[0].base > 0.3 * max(row[0].size, 1.0):
             out.extend(sorted(row, key=lambda l: l.x0))
             row = []
         row.append(line)
@@ -611,7 +642,7 @@ def _doc_stats(pages: list[_Page]) -> _Stats:
     for page in pages:
         for prev, line in pairwise(page.lines):
             if (prev.band, prev.col) == (line.band, line.col) and abs(line.size - body) < 0.5 and abs(prev.size - body) < 0.5:
-                ratio = (line.y1 - prev.y1) / body
+                ratio = (line.base - prev.base) / body
                 if 0.8 < ratio < 2.0:
                     leads[round(ratio * 20) / 20] += 1
     lead = leads.most_common(1)[0][0] if leads else 1.2
@@ -635,7 +666,7 @@ def _visual_blocks(page: _Page, stats: _Stats) -> list[_VBlock]:
 
 
 def _same_row(prev: _Line, line: _Line) -> bool:
-    return abs(line.y1 - prev.y1) <= 0.3 * max(prev.size, line.size, 1.0)
+    return abs(line.base - prev.base) <= 0.3 * max(prev.size, line.size, 1.0)
 
 
 def _starts_block(prev: _Line, line: _Line, stats: _Stats, page: _Page) -> bool:
@@ -645,7 +676,7 @@ def _starts_block(prev: _Line, line: _Line, stats: _Stats, page: _Page) -> bool:
     if _same_row(prev, line):
         return False
     size = max(prev.size, line.size, 1.0)
-    lead = line.y1 - prev.y1
+    lead = line.base - prev.base
     if lead < 0 or lead > 1.3 * stats.lead_ratio * size:
         return True
     if abs(prev.size - line.size) > 0.1 * size:
@@ -686,12 +717,8 @@ def _find_captions(pages: list[_Page], stats: _Stats) -> list[_Caption]:
     """Caption blocks in reading order, with their kind and printed label."""
     captions = []
     for page in pages:
-        prev_line: Optional[_Line] = None
         for block in page.blocks:
-            first = block.lines[0]
-            same_group = prev_line is not None and (prev_line.band, prev_line.col) == (first.band, first.col)
-            match = _caption_start(prev_line if same_group else None, first, page)
-            prev_line = block.lines[-1]
+            match = _caption_match(block.lines[0].text)
             if match is None:
                 continue
             kind = "table" if match.group("word").lower().startswith("tab") else "figure"
@@ -702,7 +729,12 @@ def _find_captions(pages: list[_Page], stats: _Stats) -> list[_Caption]:
 
 
 def _locate_floats(pdf: pdfium.PdfDocument, pages: list[_Page], captions: list[_Caption], stats: _Stats) -> None:
-    """Find each caption's figure region and mark the text inside it as float content."""
+    """Find each caption's figure region and mark the text inside it as float content.
+
+    Figures claim first (their content is almost always above the caption), then tables take
+    the side with more unclaimed content, so a table caption between a table and a figure does
+    not steal the figure.
+    """
     by_page: dict[int, list[_Caption]] = {}
     for caption in captions:
         by_page.setdefault(caption.block.page, []).append(caption)
@@ -710,8 +742,22 @@ def _locate_floats(pdf: pdfium.PdfDocument, pages: list[_Page], captions: list[_
         page = pages[page_index]
         graphics = _graphic_boxes(pdf, page)
         barriers = _barrier_lines(page, stats)
-        for caption in page_captions:
-            caption.bbox = _float_region(page, caption, page_captions, graphics, barriers)
+        sides = {id(c): _float_sides(page, c, page_captions, graphics, barriers) for c in page_captions}
+        claimed: set[int] = set()
+        ordered = sorted(page_captions, key=lambda c: c.kind != "figure")
+        for caption in ordered:
+            options = {
+                side: ([l for l in lines if id(l) not in claimed], [g for g in boxes if id(g) not in claimed])
+                for side, (lines, boxes) in sides[id(caption)].items()
+            }
+            side = _choose_side(caption.kind, options)
+            if side is None:
+                continue
+            lines, boxes = options[side]
+            claimed.update(id(x) for x in lines + boxes)
+            caption.bbox = _region_bbox(page, lines, boxes)
+            for line in lines:
+                line.role = "float"
 
 
 def _barrier_lines(page: _Page, stats: _Stats) -> set[int]:
@@ -750,57 +796,63 @@ def _overlaps_span(x0: float, x1: float, span: tuple[float, float]) -> bool:
     return inside > 0.5 * max(x1 - x0, 0.1)
 
 
-def _float_region(
+def _float_sides(
     page: _Page,
     caption: _Caption,
     page_captions: list[_Caption],
     graphics: list[tuple[float, float, float, float]],
     barriers: set[int],
-) -> Optional[tuple[float, float, float, float]]:
-    """The bbox of a caption's figure, above or below it; marks its text lines as float."""
+) -> dict[str, tuple[list[_Line], list[tuple]]]:
+    """The non-body lines and graphics above and below a caption, up to body text or another caption."""
     span = _caption_span(page, caption)
+    col = caption.block.lines[0].col
     cx0, cy0, cx1, cy1 = caption.block.bbox
-    others = [c.block.bbox for c in page_captions if c is not caption]
-    lines = [l for l in page.lines if not l.role and _overlaps_span(l.x0, l.x1, span)]
+    lines = [
+        l for l in page.lines if not l.role and _overlaps_span(l.x0, l.x1, span) and (col == "F" or l.col == col)
+    ]
     stops = [(l.y0, l.y1) for l in lines if id(l) in barriers]
-    stops += [(b[1], b[3]) for b in others if _overlaps_span(b[0], b[2], span)]
+    stops += [
+        (c.block.bbox[1], c.block.bbox[3])
+        for c in page_captions
+        if c is not caption and _overlaps_span(c.block.bbox[0], c.block.bbox[2], span)
+    ]
     top_limit = max((y1 for y0, y1 in stops if y1 <= cy0 + 1), default=0.0)
     bottom_limit = min((y0 for y0, y1 in stops if y0 >= cy1 - 1), default=page.height)
     sides = {}
     for side, (lo, hi) in (("above", (top_limit, cy0)), ("below", (cy1, bottom_limit))):
         side_lines = [l for l in lines if id(l) not in barriers and l.y0 >= lo - 1 and l.y1 <= hi + 1]
-        side_graphics = [g for g in graphics if g[1] >= lo - 1 and g[3] <= hi + 1 and _overlaps_span(g[0], g[2], span)]
+        side_graphics = [
+            g for g in graphics if g[1] >= lo - 1 and g[3] <= hi + 1 and _overlaps_span(g[0], g[2], span)
+        ]
         sides[side] = (side_lines, side_graphics)
-    side = _choose_side(caption.kind, sides)
-    if side is None:
+    return sides
+
+
+def _region_bbox(page: _Page, lines: list[_Line], boxes: list[tuple]) -> Optional[tuple[float, float, float, float]]:
+    """The padded union of a float's lines and graphics, or None when it is too small."""
+    all_boxes = [(l.x0, l.y0, l.x1, l.y1) for l in lines] + list(boxes)
+    if not all_boxes:
         return None
-    side_lines, side_graphics = sides[side]
-    for line in side_lines:
-        line.role = "float"
-    boxes = [(l.x0, l.y0, l.x1, l.y1) for l in side_lines] + side_graphics
-    x0 = max(0.0, min(b[0] for b in boxes) - 2)
-    y0 = max(0.0, min(b[1] for b in boxes) - 2)
-    x1 = min(page.width, max(b[2] for b in boxes) + 2)
-    y1 = min(page.height, max(b[3] for b in boxes) + 2)
+    x0 = max(0.0, min(b[0] for b in all_boxes) - 2)
+    y0 = max(0.0, min(b[1] for b in all_boxes) - 2)
+    x1 = min(page.width, max(b[2] for b in all_boxes) + 2)
+    y1 = min(page.height, max(b[3] for b in all_boxes) + 2)
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
     return (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2))
 
 
 def _choose_side(kind: str, sides: dict) -> Optional[str]:
-    """Figures usually sit above their caption, tables below or above: pick by content."""
-
-    def area(boxes: Iterable) -> float:
-        return sum((b[2] - b[0]) * (b[3] - b[1]) for b in boxes)
-
+    """Figures sit above their caption unless only the side below has content; tables
+    take the side with more content."""
     above_lines, above_graphics = sides["above"]
     below_lines, below_graphics = sides["below"]
     if not (above_lines or above_graphics or below_lines or below_graphics):
         return None
     if kind == "figure":
         if above_graphics or below_graphics:
-            return "above" if area(above_graphics) >= area(below_graphics) else "below"
-        return "above" if len(above_lines) >= len(below_lines) else "below"
+            return "above" if above_graphics else "below"
+        return "above" if above_lines else "below"
     above = len(above_lines) + (2 if above_graphics else 0)
     below = len(below_lines) + (2 if below_graphics else 0)
     return "below" if below > above else "above"
@@ -1020,6 +1072,12 @@ class _Classifier:
         bigger = {round(s * 2) / 2 for s in self.section_sizes if s > size + 0.4}
         return min(3, 1 + len(bigger))
 
+    def _reaches_right(self, line: _Line) -> bool:
+        """Whether a line runs to its column's right edge (so it wraps: running text)."""
+        page = self.pages[line.page]
+        _, right = page.edges.get((line.band, line.col), (line.x0, line.x1))
+        return line.x1 >= right - 2 * max(line.size, 1.0)
+
     def _strong(self, block: _VBlock) -> bool:
         """Bold, or clearly larger than body text."""
         return all(l.bold for l in block.lines) or block.size >= 1.08 * self.stats.body_size
@@ -1036,7 +1094,14 @@ class _Classifier:
         match = _NUMBERED_HEAD_RE.match(text)
         if match and int(match.group("num").split(".")[0]) <= 30 and len(words) <= 16:
             title = match.group("title").strip()
-            plain_ok = len(block.lines) == 1 and title[:1].isupper() and len(words) <= 9 and not title.endswith((".", ",", ";"))
+            plain_ok = (
+                len(block.lines) == 1
+                and title[:1].isupper()
+                and len(words) <= 9
+                and not title.endswith((".", ",", ";", ":"))
+                and not block.lines[0].broken
+                and not self._reaches_right(block.lines[0])
+            )
             if (strong and not title.endswith((",", ";"))) or plain_ok:
                 return match.group("num"), title.rstrip(".").strip()
         if strong and len(block.lines) <= 2:
