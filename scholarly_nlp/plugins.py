@@ -1,11 +1,15 @@
 """Discovering, loading and querying scholarly_nlp plugins.
 
 Plugins are found through the ``scholarly_nlp`` entry-point group. Each one is loaded and
-asked to register under a guard: a plugin that fails to import or raises inside a hook is
-named in a warning and skipped, and the others load normally. Environment variables:
+asked to register under a guard: a plugin that fails to import, raises inside a
+registration hook, implements a hook scholarly_nlp does not define, or registers a
+component name already taken by another factory is named in a warning and skipped (its
+other hooks are not used, and the readers, metrics and components it had registered are
+withdrawn), and the others load normally. Environment variables:
 
 ``SCHOLARLY_NLP_STRICT_PLUGINS=1``
-    raise :class:`~scholarly_nlp.errors.PluginError` instead of warning (CI, development).
+    raise :class:`~scholarly_nlp.errors.PluginError` instead of warning (CI, development);
+    ``0``, ``false``, ``no``, ``off`` or empty leave it off.
 ``SCHOLARLY_NLP_PLUGINS=name,name``
     allow-list of entry-point names to load (the built-in plugin is always loaded).
 ``SCHOLARLY_NLP_DISABLE_PLUGINS=name,name``
@@ -33,6 +37,7 @@ ENV_STRICT = "SCHOLARLY_NLP_STRICT_PLUGINS"
 ENV_ALLOW = "SCHOLARLY_NLP_PLUGINS"
 ENV_DISABLE = "SCHOLARLY_NLP_DISABLE_PLUGINS"
 REGISTRATION_HOOKS = ("register_components", "register_readers", "register_extensions", "register_metrics")
+_FALSE_VALUES = ("", "0", "false", "no", "off")
 
 
 class PluginWarning(UserWarning):
@@ -93,6 +98,26 @@ class MetricSpec:
     description: str = ""
 
 
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in _FALSE_VALUES
+
+
+def _entry_points(group: str) -> list[metadata.EntryPoint]:
+    """The entry points of one group (``metadata.entry_points`` has no ``group=`` before 3.10)."""
+    try:
+        return list(metadata.entry_points(group=group))
+    except TypeError:  # Python 3.9: a dict of group -> entry points
+        return list(metadata.entry_points().get(group, ()))
+
+
+def _same_function(a: Any, b: Any) -> bool:
+    """The same function, also after a module reload (same module and qualified name)."""
+    if a is b:
+        return True
+    key = lambda f: (getattr(f, "__module__", None), getattr(f, "__qualname__", None))  # noqa: E731
+    return key(a)[1] is not None and key(a) == key(b)
+
+
 def _env_list(name: str) -> Optional[set[str]]:
     value = os.environ.get(name, "").strip()
     return {item.strip() for item in value.split(",") if item.strip()} if value else None
@@ -109,7 +134,7 @@ class PluginRegistry:
                  disable: Optional[Iterable[str]] = None):
         self.pm = pluggy.PluginManager(PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
-        self.strict = strict if strict is not None else os.environ.get(ENV_STRICT, "") not in ("", "0", "false")
+        self.strict = strict if strict is not None else _env_flag(ENV_STRICT)
         self.allow = set(allow) if allow is not None else _env_list(ENV_ALLOW)
         self.disable = set(disable) if disable is not None else (_env_list(ENV_DISABLE) or set())
         self.plugins: dict[str, PluginRecord] = {}
@@ -124,7 +149,7 @@ class PluginRegistry:
         if self._loaded:
             return self
         self._loaded = True
-        entry_points = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        entry_points = _entry_points(ENTRY_POINT_GROUP)
         if not any(ep.name == BUILTIN_PLUGIN for ep in entry_points):
             from . import builtin_plugin  # running from a source tree without install metadata
 
@@ -154,14 +179,27 @@ class PluginRegistry:
         self.add_plugin(plugin, ep.name, version=_dist_version(ep), module=ep.value)
 
     def add_plugin(self, plugin: Any, name: str, version: Optional[str] = None, module: Optional[str] = None) -> PluginRecord:
-        """Register a plugin object/module and run its registration hooks under a guard."""
+        """Register a plugin object/module and run its registration hooks under a guard.
+
+        Returns the plugin's record; its ``status`` is ``"failed"`` (and a PluginWarning was
+        issued, or PluginError raised in strict mode) when the plugin was skipped. A name
+        already in use is refused without touching the plugin that holds it.
+        """
         record = PluginRecord(name=name, version=version, module=module or getattr(plugin, "__name__", repr(plugin)))
+        if name in self.plugins and self.plugins[name].status == "loaded":
+            record.status, record.error = "failed", f"a plugin named {name!r} is already registered"
+            self._fail(name, "could not be registered (a plugin of that name is already registered)")
+            return record
         self.plugins[name] = record
         try:
             self.pm.register(plugin, name=name)
         except Exception as exc:
             record.status, record.error = "failed", f"{type(exc).__name__}: {exc}"
             self._fail(name, f"could not be registered ({exc})")
+            return record
+        unknown = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or () if not caller.has_spec())
+        if unknown:
+            self._skip(plugin, record, f"implements hooks that scholarly_nlp does not define: {', '.join(unknown)}")
             return record
         for hook_name in REGISTRATION_HOOKS:
             for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
@@ -170,14 +208,28 @@ class PluginRegistry:
                 try:
                     impl.function(**{impl.argnames[0]: self._registrar(hook_name, record)})
                 except Exception as exc:
-                    record.status, record.error = "failed", f"{hook_name}: {type(exc).__name__}: {exc}"
-                    self._fail(name, f"raised in {hook_name} ({type(exc).__name__}: {exc})")
-        if any(getattr(self.pm.hook, "sniff_format").get_hookimpls()[i].plugin is plugin
-               for i in range(len(self.pm.hook.sniff_format.get_hookimpls()))):
+                    self._skip(plugin, record, f"raised in {hook_name} ({type(exc).__name__}: {exc})",
+                               error=f"{hook_name}: {type(exc).__name__}: {exc}")
+                    return record
+        if any(impl.plugin is plugin for impl in self.pm.hook.sniff_format.get_hookimpls()):
             record.registered.setdefault("sniffers", []).append("sniff_format")
         if any(impl.plugin is plugin for impl in self.pm.hook.register_commands.get_hookimpls()):
             record.registered.setdefault("commands", []).append("register_commands")
         return record
+
+    def _skip(self, plugin: Any, record: PluginRecord, message: str, error: Optional[str] = None) -> None:
+        """Mark a plugin failed, unregister its hooks and withdraw what it registered, then warn.
+
+        spaCy factories and ``._`` extensions it installed stay installed (spaCy cannot
+        remove them safely) but are no longer listed as the plugin's.
+        """
+        record.status, record.error = "failed", error or message
+        record.registered = {}
+        self.pm.unregister(plugin)
+        for table in (self.components, self.readers, self.metrics):
+            for key in [key for key, spec in table.items() if spec.plugin == record.name]:
+                del table[key]
+        self._fail(record.name, message)
 
     def _fail(self, name: Optional[str], message: str) -> None:
         text = f"scholarly_nlp plugin {name!r} {message}; it was skipped." if name else f"scholarly_nlp plugins: {message}"
@@ -206,8 +258,15 @@ class PluginRegistry:
                             assigns: Iterable[str] = (), requires: Iterable[str] = (),
                             default_score_weights: Optional[dict] = None) -> str:
         from spacy.language import Language
+        from spacy.util import registry as spacy_registry
 
-        if name not in Language.factories:
+        _register_spacy_builtin_factories()
+        if Language.has_factory(name):
+            existing = spacy_registry.factories.get(Language.get_factory_name(name))
+            if not _same_function(existing, factory):
+                owner = self.components[name].plugin if name in self.components else "spaCy or another package"
+                raise PluginError(f"component name {name!r} is already registered by {owner} with another factory")
+        else:
             Language.factory(name, default_config=default_config or {}, assigns=list(assigns), requires=list(requires),
                              default_score_weights=default_score_weights or {})(factory)
         self.components[name] = ComponentSpec(name=name, factory=factory, plugin=plugin, default_config=default_config or {})
@@ -268,6 +327,15 @@ class PluginRegistry:
                 self._fail(self.pm.get_name(impl.plugin), f"raised in register_commands ({type(exc).__name__}: {exc})")
 
 
+def _register_spacy_builtin_factories() -> None:
+    """Make spaCy register its own factories (lazy since spaCy 3.8) so name clashes show."""
+    try:
+        from spacy.pipeline.factories import register_factories
+    except ImportError:  # older spaCy registers them at import time
+        return
+    register_factories()
+
+
 def _dist_version(ep: metadata.EntryPoint) -> Optional[str]:
     dist = getattr(ep, "dist", None)
     return dist.version if dist is not None else None
@@ -284,11 +352,19 @@ _shared_registry: Optional[PluginRegistry] = None
 
 
 def get_registry() -> PluginRegistry:
-    """The process-wide registry, loaded on first use."""
+    """The process-wide registry, loaded on first use.
+
+    While it loads, a plugin that calls this gets the registry being loaded. If loading
+    raises (strict mode), the registry is forgotten so the next call tries again.
+    """
     global _shared_registry
     if _shared_registry is None:
         _shared_registry = PluginRegistry()
-        _shared_registry.load()
+        try:
+            _shared_registry.load()
+        except BaseException:
+            _shared_registry = None
+            raise
     return _shared_registry
 
 

@@ -13,6 +13,9 @@ from __future__ import annotations
 from .doc.extensions import install_extensions
 from .plugins import get_registry
 
+#: The loaded registry; the entry point names this attribute. It exists (as None) before
+#: loading starts, so that a plugin whose hook creates a Language while the plugins load
+#: (spaCy then loads this entry point again) finds it instead of failing.
+PLUGINS_LOADED = None
 install_extensions()
-#: The loaded registry; the entry point names this attribute.
 PLUGINS_LOADED = get_registry()
