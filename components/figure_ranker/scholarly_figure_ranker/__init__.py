@@ -1,0 +1,9 @@
+"""Central-figure ranking: which figure of a paper is its visual summary?
+
+Yamamoto et al.'s method: a cross-encoder scores (abstract sentence, caption) pairs and a
+figure's score is the sum over the abstract's sentences. It is trained without labels from
+the paper's own structure: a sentence that mentions figure i should score higher with
+caption i than with the paper's other captions (margin ranking loss).
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,248 @@
+"""The ``figure_ranker`` pipeline component (a spaCy ``TrainablePipe``).
+
+Inference: every candidate figure gets the sum, over the abstract's sentences, of the
+cross-encoder's score for (sentence, caption); the best is ``doc._.central_figure``.
+
+Training (self-supervised): a sentence that mentions figure i, with the mention masked, is a
+query; caption i is the positive and other captions of the same paper are negatives;
+margin ranking loss ``max(0, margin - s(q, c_i) + s(q, c_j))``.
+
+Defined results for awkward papers: no candidate figure -> no scores, no central figure; one
+candidate -> it is central; no abstract -> the title is the query; neither -> candidates are
+ranked in document order (pick-first) and scores are empty; a figure without caption text
+cannot be scored and ranks after the scored ones.
+"""
+
+from __future__ import annotations
+
+import tarfile
+import io
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional
+
+import numpy
+import srsly
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.vocab import Vocab
+from thinc.api import Model, Optimizer
+
+from scholarly_nlp.ml.cross_encoder import is_loaded, load_cross_encoder, save_cross_encoder, score_pairs
+
+from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
+
+DEFAULT_MODEL = {
+    "@architectures": "scholarly_nlp.CrossEncoder.v1",
+    "name": "all-MiniLM-L6-v2",
+    "max_length": 256,
+    "mixed_precision": False,
+}
+CONFIG_FILE = "cfg"
+MODEL_DIR = "model"
+
+
+@Language.factory(
+    "figure_ranker",
+    default_config={
+        "model": DEFAULT_MODEL,
+        "include_tables": False,
+        "margin": 1.0,
+        "max_queries_per_doc": 4,
+        "max_negatives": 3,
+        "batch_size": 64,
+        "seed": 0,
+    },
+    assigns=["doc._.figure_scores", "doc._.central_figure"],
+    default_score_weights={"figure_proxy_mrr": 1.0, "figure_proxy_acc": 0.0},
+)
+def make_figure_ranker(nlp: Language, name: str, model: Model, include_tables: bool, margin: float,
+                       max_queries_per_doc: int, max_negatives: int, batch_size: int, seed: int) -> "FigureRanker":
+    """spaCy factory of the figure ranker."""
+    return FigureRanker(nlp.vocab, model, name, include_tables=include_tables, margin=margin,
+                        max_queries_per_doc=max_queries_per_doc, max_negatives=max_negatives,
+                        batch_size=batch_size, seed=seed)
+
+
+class FigureRanker(TrainablePipe):
+    """Scores each figure of a paper as its central figure (visual summary)."""
+
+    def __init__(self, vocab: Vocab, model: Model, name: str = "figure_ranker", *, include_tables: bool = False,
+                 margin: float = 1.0, max_queries_per_doc: int = 4, max_negatives: int = 3, batch_size: int = 64,
+                 seed: int = 0):
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.cfg = {"include_tables": include_tables, "margin": margin, "max_queries_per_doc": max_queries_per_doc,
+                    "max_negatives": max_negatives, "batch_size": batch_size, "seed": seed}
+        self._rng = numpy.random.default_rng(seed)
+
+    # -- inference --------------------------------------------------------------------
+    def candidates(self, doc: Doc) -> list:
+        """The figures that may be central: figures, plus tables when configured."""
+        return [f for f in doc._.figures if f.kind == "figure" or self.cfg["include_tables"]]
+
+    def predict(self, docs: Iterable[Doc]) -> list[dict[str, Optional[float]]]:
+        """Per doc, figure id -> summed score (None for a figure that cannot be scored)."""
+        docs = list(docs)
+        pairs, owners = [], []
+        results: list[dict[str, Optional[float]]] = []
+        for d, doc in enumerate(docs):
+            figures = self.candidates(doc)
+            results.append({f.id: None for f in figures})
+            queries = abstract_sentences(doc)
+            for figure in figures:
+                caption = caption_text(figure)
+                if not caption or not queries:
+                    continue
+                for query in queries:
+                    pairs.append((query, caption))
+                    owners.append((d, figure.id))
+        if pairs:
+            scores = self.model.ops.to_numpy(score_pairs(self.model, pairs, self.cfg["batch_size"]))
+            for (d, fig_id), score in zip(owners, scores):
+                results[d][fig_id] = (results[d][fig_id] or 0.0) + float(score)
+        return results
+
+    def set_annotations(self, docs: Iterable[Doc], scores: list[dict[str, Optional[float]]]) -> None:
+        """Write ``doc._.figure_scores`` and ``doc._.central_figure``."""
+        for doc, doc_scores in zip(docs, scores):
+            scored = {k: v for k, v in doc_scores.items() if v is not None}
+            doc._.figure_scores = scored
+            ranking = rank_figures(list(doc_scores), scored)
+            doc._.central_figure = ranking[0] if ranking else None
+
+    # -- training ---------------------------------------------------------------------
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        """Load the backbone; check that the examples hold papers with figure mentions."""
+        validate_examples(get_examples(), "FigureRanker.initialize")
+        if not is_loaded(self.model):
+            self.model.initialize()
+
+    def training_queries(self, doc: Doc, limit: Optional[int]) -> list[tuple[str, str, list[str]]]:
+        """(masked mentioning sentence, positive caption, negative captions) triples of one paper."""
+        figures = [f for f in self.candidates(doc) if caption_text(f)]
+        if len(figures) < 2:
+            return []
+        queries = []
+        for figure in figures:
+            others = [caption_text(f) for f in figures if f.id != figure.id]
+            for mention in figure.mentions:
+                sentence = sentence_of(doc, mention)
+                if sentence is None:
+                    continue
+                mentions_inside = [m for f in doc._.figures for m in f.mentions
+                                   if sentence.start <= m.start and m.end <= sentence.end]
+                text = masked_sentence(sentence, mentions_inside)
+                if len(text.split()) >= 4:
+                    queries.append((text, caption_text(figure), others))
+        if limit is not None and len(queries) > limit:
+            chosen = self._rng.choice(len(queries), size=limit, replace=False)
+            queries = [queries[i] for i in sorted(chosen)]
+        return queries
+
+    def _pairs(self, queries: list[tuple[str, str, list[str]]]) -> tuple[list[tuple[str, str]], list[tuple[int, list[int]]]]:
+        pairs, groups = [], []
+        for text, positive, negatives in queries:
+            if len(negatives) > self.cfg["max_negatives"]:
+                picked = self._rng.choice(len(negatives), size=self.cfg["max_negatives"], replace=False)
+                negatives = [negatives[i] for i in picked]
+            pos = len(pairs)
+            pairs.append((text, positive))
+            pairs.extend((text, neg) for neg in negatives)
+            groups.append((pos, list(range(pos + 1, pos + 1 + len(negatives)))))
+        return pairs, groups
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
+               losses: Optional[dict[str, float]] = None) -> dict[str, float]:
+        """One margin-ranking step on the mention queries of the examples' papers."""
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "FigureRanker.update")
+        queries = [q for eg in examples for q in self.training_queries(eg.reference, self.cfg["max_queries_per_doc"])]
+        pairs, groups = self._pairs(queries)
+        if not groups:
+            return losses
+        scores, backprop = self.model.begin_update(pairs)
+        loss, d_scores = self.get_loss(examples, (scores, groups))
+        backprop(d_scores)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss(self, examples: Iterable[Example], scores: Any) -> tuple[float, Any]:
+        """Margin ranking loss over (positive, negative) pairs; ``scores`` is (scores, groups)."""
+        values, groups = scores
+        host = self.model.ops.to_numpy(values).astype("float32")
+        grad = numpy.zeros_like(host)
+        total, count = 0.0, 0
+        for pos, negs in groups:
+            for neg in negs:
+                violation = self.cfg["margin"] - host[pos] + host[neg]
+                count += 1
+                if violation > 0:
+                    total += float(violation)
+                    grad[pos] -= 1.0
+                    grad[neg] += 1.0
+        count = max(count, 1)
+        return total / count, self.model.ops.asarray1f(grad / count)
+
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> dict[str, float]:
+        """Self-supervised proxy on held-out papers: does a mentioning sentence rank its own figure first?"""
+        hits, reciprocal, total = 0, 0.0, 0
+        for eg in examples:
+            for text, positive, negatives in self.training_queries(eg.reference, limit=None):
+                captions = [positive] + negatives
+                scores = self.model.ops.to_numpy(score_pairs(self.model, [(text, c) for c in captions], self.cfg["batch_size"]))
+                rank = 1 + int((scores[1:] > scores[0]).sum())
+                hits += rank == 1
+                reciprocal += 1.0 / rank
+                total += 1
+        if total == 0:
+            return {"figure_proxy_acc": None, "figure_proxy_mrr": None}
+        return {"figure_proxy_acc": hits / total, "figure_proxy_mrr": reciprocal / total}
+
+    # -- serialisation ----------------------------------------------------------------
+    def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
+        """Save the config and the fine-tuned cross-encoder as a Hugging Face folder."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / CONFIG_FILE, self.cfg)
+        if is_loaded(self.model):
+            save_cross_encoder(self.model, path / MODEL_DIR)
+
+    def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "FigureRanker":
+        """Load what :meth:`to_disk` wrote; no access to the original backbone is needed."""
+        path = Path(path)
+        if (path / CONFIG_FILE).exists():
+            self.cfg.update(srsly.read_json(path / CONFIG_FILE))
+        if (path / MODEL_DIR).exists():
+            load_cross_encoder(self.model, str(path / MODEL_DIR))
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        """The :meth:`to_disk` folder as one tar archive in bytes."""
+        with tempfile.TemporaryDirectory() as tmp:
+            self.to_disk(tmp)
+            buffer = io.BytesIO()
+            with tarfile.open(fileobj=buffer, mode="w") as tar:
+                tar.add(tmp, arcname=".")
+            return buffer.getvalue()
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()) -> "FigureRanker":
+        """Load what :meth:`to_bytes` produced."""
+        with tempfile.TemporaryDirectory() as tmp:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
+                tar.extractall(tmp, filter="data")
+            return self.from_disk(tmp)
+
+
+def rank_figures(figure_ids: list[str], scores: dict[str, float]) -> list[str]:
+    """Figure ids best first: scored figures by score (ties in document order), then unscored in order."""
+    order = {fig_id: i for i, fig_id in enumerate(figure_ids)}
+    scored = sorted((f for f in figure_ids if f in scores), key=lambda f: (-scores[f], order[f]))
+    return scored + [f for f in figure_ids if f not in scores]
