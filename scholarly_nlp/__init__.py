@@ -37,7 +37,9 @@ from .errors import (
     UnsafeInputError,
 )
 from .hookspecs import hookimpl
+from .components_api import add_component
 from .paper import BibEntry, Block, FigureInfo, InlineRef, Paper
+from .paper import Section as PaperSection
 from .plugins import PluginRegistry, get_registry
 from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
 from .text.segmenter import split_sentences
@@ -47,7 +49,7 @@ __version__ = "0.1.0"
 install_extensions()
 
 __all__ = [
-    "BibEntry", "Block", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
+    "BibEntry", "Block", "PaperSection", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
     "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnsafeInputError", "blank", "doc_from_json",

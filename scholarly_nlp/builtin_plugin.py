@@ -6,12 +6,16 @@ Heavy imports (pdf libraries, grobid client, torch) happen inside the functions.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Optional
 
 from .hookspecs import hookimpl
 
 PDF_MAGIC = b"%PDF-"
+UTF8_BOM = b"\xef\xbb\xbf"
+#: A TEI root element, with or without a namespace prefix (``<TEI``, ``<tei:TEI``).
+TEI_ROOT = re.compile(rb"<(?:[\w.-]+:)?TEI[\s>/]")
 
 
 def _read_tei(path: Any, **options: Any):
@@ -42,11 +46,12 @@ def register_readers(register):
 
 @hookimpl
 def sniff_format(path: str, head: bytes) -> Optional[str]:
-    """Content first (PDF magic, a TEI root), then the file name's extension."""
-    stripped = head.lstrip()
+    """Content first (PDF magic, a TEI root, after any UTF-8 BOM), then the file name's extension."""
+    stripped = head[len(UTF8_BOM):] if head.startswith(UTF8_BOM) else head
+    stripped = stripped.lstrip()
     if stripped.startswith(PDF_MAGIC):
         return "pdf"
-    if stripped.startswith(b"<") and b"<TEI" in head:
+    if stripped.startswith(b"<") and TEI_ROOT.search(stripped):
         return "tei"
     name = Path(path).name.lower()
     if name.endswith(".pdf"):

@@ -136,7 +136,7 @@ def plugins(as_json: bool) -> None:
         return
     for record in records:
         version = record["version"] or "unknown version"
-        status = "" if record["status"] == "loaded" else f"  [{record['status']}: {record['error'] or ''}]"
+        status = "" if record["status"] == "loaded" else f"  [{record['status']}{': ' + record['error'] if record['error'] else ''}]"
         click.echo(f"{record['name']} {version} ({record['module']}){status}")
         for kind, names in record["registered"].items():
             click.echo(f"  {kind}: {', '.join(names)}")

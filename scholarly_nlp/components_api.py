@@ -16,14 +16,15 @@ from .errors import UnknownComponentError
 from .plugins import get_registry
 
 
-def add_component(nlp: Language, name: str, config: Optional[dict] = None, **add_pipe_options: Any) -> Callable:
-    """Add the component made by factory ``name`` to ``nlp`` and return it.
+def add_component(nlp: Language, factory: str, config: Optional[dict] = None, **add_pipe_options: Any) -> Callable:
+    """Add the component made by ``factory`` to ``nlp`` and return it.
 
     ``config`` overrides the factory's defaults; ``add_pipe_options`` are those of
-    ``Language.add_pipe`` (``name``, ``before``, ``after``, ``first``, ``last``, ``source``,
-    ``validate``). Raises UnknownComponentError when no factory of that name exists.
+    ``Language.add_pipe`` (``name`` for the instance name, ``before``, ``after``,
+    ``first``, ``last``, ``source``, ``validate``). Raises UnknownComponentError when no
+    factory of that name exists.
     """
     registry = get_registry()
-    if add_pipe_options.get("source") is None and not nlp.has_factory(name):
-        raise UnknownComponentError(name, sorted(registry.components))
-    return nlp.add_pipe(name, config=config or {}, **add_pipe_options)
+    if add_pipe_options.get("source") is None and not nlp.has_factory(factory):
+        raise UnknownComponentError(factory, sorted(registry.components))
+    return nlp.add_pipe(factory, config=config or {}, **add_pipe_options)

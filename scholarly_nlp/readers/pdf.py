@@ -18,6 +18,7 @@ How it works, in passes over words and lines (never over every character in Pyth
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import re
 from collections import Counter
@@ -40,8 +41,8 @@ PathLike = Union[str, Path]
 RENDER_SCALE = 2.0
 
 _PDFIUM_HYPHEN = "\ufffe"  # pdfium's marker for a hyphen it judged to end a line
-_BREAK_RE = re.compile(r"\r\n|\n|\ufffe")
-_TOKEN_RE = re.compile(r"[^\s\ufffe]+")
+_PIECE_RE = re.compile(r"\r\n|\n|\ufffe|[^\s\ufffe]+")
+_BREAKS = ("\r\n", "\n", _PDFIUM_HYPHEN)
 _CLEAN_TABLE = {
     **{c: None for c in range(0x20)},
     0xAD: None,
@@ -82,6 +83,7 @@ _PAGE_NUMBER_RE = re.compile(
     r"^[\W_]*(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.I
 )
 _LINE_NUMBER_RE = re.compile(r"^\d{1,4}$")
+_NON_TEXT_RE = re.compile(r"[\W_]+")
 _TERMINAL_PUNCT = (".", "!", "?", ":")
 _ALPHA_RUN_END = re.compile(r"[^\W\d_]+$")
 _ALPHA_RUN_START = re.compile(r"^[^\W\d_]+")
@@ -90,15 +92,23 @@ _JOINABLE_PREFIXES = frozenset(
 )
 _CITATION_PAREN_RE = re.compile(r"\(([^()]{4,400})\)")
 _YEAR_RE = re.compile(r"\b(?:1[89]\d\d|20\d\d)[a-z]?\b")
-_CITED_NAME_RE = re.compile(r"[A-Z][^\W\d_]{1,}")
+_SURNAME = r"[A-Z][^\W\d_]*(?:[-'\u2019][^\W\d_]+)*\.?"
+_CITE_ITEM_RE = re.compile(
+    rf"(?P<cite>(?:(?:de|van|von|der|den|la|le|di|da|del)\s+)?{_SURNAME}"
+    rf"(?:(?:\s+|,\s*)(?:and|&|et\s+al\.?|(?:de|van|von|der|den|la|le|di|da|del)\b|{_SURNAME}))*"
+    r",?\s+(?:19|20)\d\d[a-z]?(?:\s*,\s*(?:(?:19|20)\d\d[a-z]?|[a-z]\b))*)"
+    r"\s*(?:,\s*(?:p|pp|page|pages|chapter|ch|sec|section)\.?\s*[\d\u2013-]+)?\s*$"
+)
 _NARRATIVE_CITE_RE = re.compile(
     r"\b[A-Z][^\W\d_'\u2019-]*(?:[-'\u2019][^\W\d_]+)*"
     r"(?:\s+(?:et\s+al\.?|and\s+[A-Z][^\W\d_]+|&\s+[A-Z][^\W\d_]+))?"
     r"\s+\((?:(?:19|20)\d\d[a-z]?)(?:\s*[,;]\s*(?:(?:19|20)\d\d[a-z]?))*\)"
 )
 _NUMERIC_CITE_RE = re.compile(r"\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
-_MONTHS = frozenset(
-    "January February March April May June July August September October November December".split()
+_NOT_NAMES = frozenset(
+    "January February March April May June July August September October November December "
+    "In See From Since Until By For The Also Both And Or Before After Spring Summer Fall Autumn "
+    "Winter Table Figure Fig Section Eq Equation Chapter Appendix Version Release".split()
 )
 _LIST_CONTINUATION_RE = re.compile(r"\s*(?:,|and|&|or|to|\u2013|-)\s*(?P<label>[A-Z]?\d+[a-z]?)\b")
 
@@ -106,7 +116,7 @@ _LIST_CONTINUATION_RE = re.compile(r"\s*(?:,|and|&|or|to|\u2013|-)\s*(?P<label>[
 # --------------------------------------------------------------------------- data
 
 
-@dataclass
+@dataclass(slots=True)
 class _Word:
     """A word with its box in points from the page's top-left corner."""
 
@@ -136,13 +146,15 @@ class _Line:
     role: str = ""  # "", "furniture", "float" or "caption"
 
     def __post_init__(self) -> None:
-        self.text = " ".join(w.text for w in self.words)
-        self.x0 = min(w.x0 for w in self.words)
-        self.x1 = max(w.x1 for w in self.words)
-        self.y0 = min(w.y0 for w in self.words)
-        self.y1 = max(w.y1 for w in self.words)
+        words = self.words
+        self.text = " ".join([w.text for w in words])
+        bottoms = sorted([w.y1 for w in words])
+        self.x0 = min([w.x0 for w in words])
+        self.x1 = max([w.x1 for w in words])
+        self.y0 = min([w.y0 for w in words])
+        self.y1 = bottoms[-1]
         # the bottom most words share: robust to a tall glyph or a subscript in the line
-        self.base = sorted(w.y1 for w in self.words)[len(self.words) // 2]
+        self.base = bottoms[len(words) // 2]
 
     @property
     def width(self) -> float:
@@ -168,8 +180,13 @@ class _Page:
     height: float
     lines: list[_Line]
     split: Optional[float] = None
-    edges: dict = field(default_factory=dict)  # (band, col) -> (left, right) text edges
+    edges: dict = field(default_factory=dict)  # column -> (left, right) text edges
+    unmapped: tuple[int, int] = (0, 0)  # sampled characters without a Unicode mapping, sampled
     blocks: list["_VBlock"] = field(default_factory=list)
+
+    def edge(self, line: "_Line") -> tuple[float, float]:
+        """The left and right text edges of a line's column."""
+        return self.edges.get(line.col, (0.0, self.width))
 
 
 @dataclass(eq=False)
@@ -245,9 +262,9 @@ def read_pdf(path: PathLike, *, paper_id: Optional[str] = None, image_dir: Optio
     """
     path = Path(path)
     _check_file(path)
-    pdf = _open_document(path)
+    pdf = _PdfHandle(_open_document(path))
     try:
-        pages = [_read_page(pdf, i) for i in range(len(pdf))]
+        pages = [_read_page(pdf, i) for i in range(len(pdf.document))]
         _require_text(path, pages)
         paper = _build_paper(pdf, pages, paper_id or path.stem, str(path))
         if image_dir is not None:
@@ -255,6 +272,26 @@ def read_pdf(path: PathLike, *, paper_id: Optional[str] = None, image_dir: Optio
     finally:
         pdf.close()
     return paper
+
+
+class _PdfHandle:
+    """An open document whose pages stay loaded until :meth:`close` (pdfium parses a page's
+    content on load, and floats and images need some pages a second time)."""
+
+    def __init__(self, document: pdfium.PdfDocument) -> None:
+        self.document = document
+        self._pages: dict[int, pdfium.PdfPage] = {}
+
+    def page(self, index: int) -> pdfium.PdfPage:
+        if index not in self._pages:
+            self._pages[index] = self.document[index]
+        return self._pages[index]
+
+    def close(self) -> None:
+        for page in self._pages.values():
+            page.close()
+        self._pages.clear()
+        self.document.close()
 
 
 # --------------------------------------------------------------------------- opening
@@ -298,81 +335,102 @@ def _open_document(path: Path) -> pdfium.PdfDocument:
 
 def _require_text(path: Path, pages: list[_Page]) -> None:
     """Raise EmptyDocumentError when the PDF has (almost) no text layer."""
-    letters = sum(sum(c.isalnum() for c in line.text) for page in pages for line in page.lines)
+    letters = sum(len(_NON_TEXT_RE.sub("", line.text)) for page in pages for line in page.lines)
     if letters < 20 * len(pages):
         raise EmptyDocumentError(
             path,
             f"the PDF has no text layer ({letters} characters of text on {len(pages)} pages): "
             "it looks scanned and needs OCR before it can be read",
         )
+    errors = sum(p.unmapped[0] for p in pages)
+    sampled = sum(p.unmapped[1] for p in pages)
+    if sampled and errors > 0.5 * sampled:
+        raise EmptyDocumentError(
+            path,
+            f"the PDF's text layer cannot be decoded ({100 * errors // sampled}% of its characters "
+            "have no Unicode mapping in their fonts): it needs OCR before it can be read",
+        )
 
 
 # --------------------------------------------------------------------------- extraction
 
 
-def _read_page(pdf: pdfium.PdfDocument, index: int) -> _Page:
+def _read_page(pdf: _PdfHandle, index: int) -> _Page:
     """Extract one page's line segments (top-left coordinates) with sizes and fonts."""
-    page = pdf[index]
+    page = pdf.page(index)
+    left, bottom, right, top = page.get_bbox()
+    textpage = page.get_textpage()
     try:
-        left, bottom, right, top = page.get_bbox()
-        textpage = page.get_textpage()
-        try:
-            text = textpage.get_text_range()
-            count = textpage.count_chars()
-            if len(text) != count:  # surrogate pairs shift offsets: rebuild one char per index
-                text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count))
-            lines = list(_page_lines(textpage.raw, text, left, top, index))
-        finally:
-            textpage.close()
+        text = textpage.get_text_range()
+        count = textpage.count_chars()
+        if len(text) != count:  # undecodable characters shift offsets: rebuild one per index
+            text = "".join([_char_of(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count)])
+        lines = list(_page_lines(textpage.raw, text, left, top, index))
+        unmapped = _unmapped_share(textpage.raw, count) if index < 3 else (0, 0)
     finally:
-        page.close()
-    return _Page(index, right - left, top - bottom, lines)
+        textpage.close()
+    return _Page(index, right - left, top - bottom, lines, unmapped=unmapped)
+
+
+def _unmapped_share(raw_tp, count: int) -> tuple[int, int]:
+    """(characters whose font gives no Unicode mapping, characters sampled), over every
+    7th character: fonts without a mapping turn the text into symbols."""
+    sampled = [i for i in range(0, count, 7) if pdfium_c.FPDFText_IsGenerated(raw_tp, i) == 0]
+    errors = sum(1 for i in sampled if pdfium_c.FPDFText_HasUnicodeMapError(raw_tp, i) == 1)
+    return errors, len(sampled)
+
+
+def _char_of(code: int) -> str:
+    """A character from a pdfium code: its line-end hyphen (2) as in its text output, lone
+    surrogates as U+FFFD."""
+    if code == 2:
+        return _PDFIUM_HYPHEN
+    if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+        return "\ufffd"
+    return chr(code)
 
 
 def _page_lines(raw_tp, text: str, left: float, top: float, page_index: int) -> Iterator[_Line]:
-    """Yield line segments from pdfium's text: split at its line breaks, then at wide gaps."""
+    """Yield line segments from pdfium's text: split at its line breaks, then at wide gaps.
+
+    One pass over words: each word costs two box look-ups (its first and last characters);
+    the font size is read again only when the glyph height changes from the word before.
+    """
     rect = pdfium_c.FS_RECTF()
+    loose_box = pdfium_c.FPDFText_GetLooseCharBox
+    font_size = pdfium_c.FPDFText_GetFontSize
     fonts = _FontReader(raw_tp)
-    start = 0
-    for brk in _BREAK_RE.finditer(text + "\r\n"):
-        words = [
-            _word_at(raw_tp, rect, m, left, top) for m in _TOKEN_RE.finditer(text, start, brk.start())
-        ]
-        words = [w for w in words if w is not None]
-        if words and brk.group() == _PDFIUM_HYPHEN:
-            words[-1].broken = True
-        start = brk.end()
+    words: list[_Word] = []
+    last_height, last_size = -1.0, 0.0
+    for match in _PIECE_RE.finditer(text):
+        piece = match.group()
+        if piece in _BREAKS:
+            if words:
+                if piece == _PDFIUM_HYPHEN:
+                    words[-1].broken = True
+                for segment in _segments(words):
+                    yield _make_line(segment, page_index, fonts)
+                words = []
+            continue
+        cleaned = piece.translate(_CLEAN_TABLE)
+        if not cleaned:
+            continue
+        first, last = match.start(), match.end() - 1
+        loose_box(raw_tp, first, rect)
+        x0, y_top, y_bottom = rect.left, rect.top, rect.bottom
+        if last != first:
+            loose_box(raw_tp, last, rect)
+            # a token pdfium glued across two rows keeps the first glyph's row
+            if abs(rect.bottom - y_bottom) < max(2.0, 0.5 * (y_top - y_bottom)):
+                y_top, y_bottom = max(y_top, rect.top), min(y_bottom, rect.bottom)
+        x1 = max(rect.right, x0 + 1.0)
+        height = y_top - y_bottom
+        if abs(height - last_height) > 0.02 * max(height, 1.0):
+            last_height, last_size = height, font_size(raw_tp, first)
+        words.append(_Word(cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first))
+    if words:
         for segment in _segments(words):
             yield _make_line(segment, page_index, fonts)
-
-
-def _word_at(raw_tp, rect, match: re.Match, left: float, top: float) -> Optional[_Word]:
-    """A word from a text match: the box of its first and last characters, its font size."""
-    first, last = match.start(), match.end() - 1
-    cleaned = match.group().translate(_CLEAN_TABLE)
-    if not cleaned:
-        return None
-    pdfium_c.FPDFText_GetLooseCharBox(raw_tp, first, rect)
-    x0, y_top, y_bottom = rect.left, rect.top, rect.bottom
-    if last != first:
-        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, last, rect)
-    x1 = rect.right
-    # pdfium's box of a glyph in a different row (a token it glued across lines) is ignored
-    if abs(rect.bottom - y_bottom) < max(2.0, 0.5 * (y_top - y_bottom)):
-        y_top, y_bottom = max(y_top, rect.top), min(y_bottom, rect.bottom)
-    else:
-        x1 = max(x0 + 1.0, x1 if x1 > x0 else x0 + 1.0)
-    word = _Word(
-        cleaned,
-        x0 - left,
-        top - y_top,
-        max(x1, x0) - left,
-        top - y_bottom,
-        pdfium_c.FPDFText_GetFontSize(raw_tp, first),
-        y_top - y_bottom,
-        first,
-    )
-    return word
 
 
 def _segments(words: list[_Word]) -> Iterator[list[_Word]]:
@@ -413,7 +471,7 @@ def _make_line(words: list[_Word], page_index: int, fonts: _FontReader) -> _Line
     """Build a line segment; read its fonts at its first and last word (and, for a line
     opening with a section number, at each of its first words, to find run-in headings)."""
     name, bold_first = fonts.font(words[0].index)
-    bold_last = fonts.font(words[-1].index)[1] if len(words) > 1 else bold_first
+    bold_last = fonts.font(words[-1].index)[1] if len(words) > 1 and bold_first else bold_first
     line = _Line(words, page_index, bold=bold_first and bold_last, font=name)
     if len(words) > 2 and _SECTION_NUMBER_RE.match(words[0].text):
         line.word_fonts = [fonts.font(w.index)[0] for w in words[:14]]
@@ -427,11 +485,15 @@ def _assign_sizes(pages: list[_Page]) -> None:
     use_font_size = sized >= 0.8 * max(1, len(words))
     for page in pages:
         for line in page.lines:
-            sizes = (
+            sizes = [
                 (w.font_size if use_font_size and w.font_size > 1.5 else w.height / 1.15, len(w.text))
                 for w in line.words
-            )
-            line.size = _dominant(sizes, default=1.0)
+            ]
+            first = sizes[0][0]
+            if all(size == first for size, _ in sizes):
+                line.size = round(first * 4) / 4
+            else:
+                line.size = _dominant(sizes, default=1.0)
 
 
 def _dominant(weighted: Iterable[tuple[float, int]], default: float) -> float:
@@ -493,6 +555,8 @@ def _layout_page(page: _Page) -> None:
     text_lines = _attach_scripts([l for l in page.lines if not l.role])
     page.split = _column_split(text_lines, page.width)
     _assign_columns(text_lines, page.split)
+    if page.split is not None:
+        text_lines = _merge_spanning_rows(text_lines)
     page.lines = _reading_order(text_lines, page.split)
     page.edges = _column_edges(page.lines)
 
@@ -503,9 +567,13 @@ def _attach_scripts(lines: list[_Line]) -> list[_Line]:
     scripts = [l for l in lines if len(l.words) <= 2 and len(l.text) <= 6]
     if not scripts:
         return lines
+    by_top = sorted(lines, key=lambda l: l.y0)
+    tops = [l.y0 for l in by_top]
     merged: set[int] = set()
     for script in scripts:
-        host = _script_host(script, lines, merged)
+        mid = (script.y0 + script.y1) / 2
+        nearby = by_top[bisect.bisect_left(tops, mid - 40) : bisect.bisect_right(tops, mid + 10)]
+        host = _script_host(script, nearby, merged)
         if host is None:
             continue
         base = host.base
@@ -547,7 +615,9 @@ def _column_split(lines: list[_Line], width: float) -> Optional[float]:
     left = (x1[:, None] <= xs).astype(float).T @ weight
     right = (x0[:, None] >= xs).astype(float).T @ weight
     total = weight.sum()
-    ok = (crossing <= 0.15 * total) & (left >= 0.15 * total) & (right >= 0.15 * total)
+    # full-width front matter (title, affiliations) may cross the gutter, and a side column
+    # (a journal's margin notes) may be narrow; but the columns must carry most text
+    ok = (left >= 0.08 * total) & (right >= 0.08 * total) & (crossing <= 0.5 * (left + right))
     if not ok.any():
         return None
     best = crossing[ok].min()
@@ -579,6 +649,30 @@ def _assign_columns(lines: list[_Line], split: Optional[float]) -> None:
             line.col = "F"
         else:
             line.col = "L" if (line.x0 + line.x1) / 2 < split else "R"
+
+
+def _merge_spanning_rows(lines: list[_Line]) -> list[_Line]:
+    """Re-join segments on the row of a full-width line that were cut off at a wide word
+    gap (letter-spaced titles in old PDFs), so the row reads as one full-width line."""
+    merged: set[int] = set()
+    for line in [l for l in lines if l.col == "F"]:
+        if id(line) in merged:
+            continue
+        grown = True
+        while grown:
+            grown = False
+            for other in lines:
+                if other is line or id(other) in merged or not _same_row(line, other):
+                    continue
+                gap = max(other.x0 - line.x1, line.x0 - other.x1)
+                if gap < 3 * max(line.size, other.size, 1.0) and abs(other.size - line.size) <= 0.1 * line.size:
+                    base = line.base
+                    line.words = sorted(line.words + other.words, key=lambda w: w.x0)
+                    line.__post_init__()
+                    line.base = base
+                    merged.add(id(other))
+                    grown = True
+    return [l for l in lines if id(l) not in merged]
 
 
 def _reading_order(lines: list[_Line], split: Optional[float]) -> list[_Line]:
@@ -622,16 +716,18 @@ def _rows(lines: list[_Line]) -> list[_Line]:
 
 
 def _column_edges(lines: list[_Line]) -> dict:
-    """Left edge (most common start) and right edge of the text of each (band, column)."""
+    """Left edge (most common start) and right edge of the text of each column; full-width
+    lines on a two-column page span from the left column's edge to the right one's."""
     groups: dict = {}
     for line in lines:
-        groups.setdefault((line.band, line.col), []).append(line)
+        if len(line.text) >= 20:
+            groups.setdefault(line.col, []).append(line)
     edges = {}
-    for key, group in groups.items():
-        wide = [l for l in group if len(l.text) >= 20] or group
-        left = Counter(round(l.x0) for l in wide).most_common(1)[0][0]
-        right = float(np.percentile([l.x1 for l in wide], 90))
-        edges[key] = (float(left), right)
+    for col, group in groups.items():
+        left = Counter(round(l.x0) for l in group).most_common(1)[0][0]
+        edges[col] = (float(left), float(np.percentile([l.x1 for l in group], 90)))
+    if "L" in edges and "R" in edges:
+        edges["F"] = (edges["L"][0], edges["R"][1])
     return edges
 
 
@@ -679,10 +775,13 @@ def _starts_block(prev: _Line, line: _Line, stats: _Stats, page: _Page) -> bool:
     lead = line.base - prev.base
     if lead < 0 or lead > 1.3 * stats.lead_ratio * size:
         return True
-    if abs(prev.size - line.size) > 0.1 * size:
+    if abs(prev.size - line.size) > 0.07 * size:
         return True
     if prev.bold != line.bold and len(prev.text) > 1 and len(line.text) > 1:
-        return True
+        # a bold line running to the right edge flows on (a bold caption title): no break
+        right = page.edge(prev)[1]
+        if not (prev.bold and prev.x1 >= right - 2 * size):
+            return True
     if line.x0 > prev.x1 or line.x1 < prev.x0:
         return True
     return _caption_start(prev, line, page) is not None
@@ -704,7 +803,7 @@ def _caption_start(prev: Optional[_Line], line: _Line, page: _Page) -> Optional[
         return match
     if match.group("delim").strip() not in _STRONG_DELIMS:
         return None
-    right = page.edges.get((prev.band, prev.col), (0.0, page.width))[1]
+    right = page.edge(prev)[1]
     ends_sentence = prev.text.rstrip().endswith(_TERMINAL_PUNCT + (")",))
     short = prev.x1 < right - 2 * max(prev.size, 1.0)
     return match if (ends_sentence or short) else None
@@ -717,10 +816,11 @@ def _find_captions(pages: list[_Page], stats: _Stats) -> list[_Caption]:
     """Caption blocks in reading order, with their kind and printed label."""
     captions = []
     for page in pages:
-        for block in page.blocks:
+        for block in list(page.blocks):
             match = _caption_match(block.lines[0].text)
             if match is None:
                 continue
+            _split_off_table_rows(page, block)
             kind = "table" if match.group("word").lower().startswith("tab") else "figure"
             captions.append(_Caption(block, kind, match.group("label")))
             for line in block.lines:
@@ -728,7 +828,20 @@ def _find_captions(pages: list[_Page], stats: _Stats) -> list[_Caption]:
     return captions
 
 
-def _locate_floats(pdf: pdfium.PdfDocument, pages: list[_Page], captions: list[_Caption], stats: _Stats) -> None:
+def _split_off_table_rows(page: _Page, block: _VBlock) -> None:
+    """Cut a caption block before the first row of side-by-side segments (a table header
+    right under a caption above its table); the rest becomes a block of its own."""
+    lines = block.lines
+    for i in range(1, len(lines)):
+        in_row = (i + 1 < len(lines) and _same_row(lines[i], lines[i + 1])) or _same_row(lines[i - 1], lines[i])
+        if in_row:
+            rest = _VBlock(lines[i:], block.page)
+            block.lines = lines[:i]
+            page.blocks.insert(page.blocks.index(block) + 1, rest)
+            return
+
+
+def _locate_floats(pdf: _PdfHandle, pages: list[_Page], captions: list[_Caption], stats: _Stats) -> None:
     """Find each caption's figure region and mark the text inside it as float content.
 
     Figures claim first (their content is almost always above the caption), then tables take
@@ -738,9 +851,10 @@ def _locate_floats(pdf: pdfium.PdfDocument, pages: list[_Page], captions: list[_
     by_page: dict[int, list[_Caption]] = {}
     for caption in captions:
         by_page.setdefault(caption.block.page, []).append(caption)
+    cache: dict[int, list[tuple[float, float, float, float]]] = {}
     for page_index, page_captions in by_page.items():
         page = pages[page_index]
-        graphics = _graphic_boxes(pdf, page)
+        graphics = _content_graphics(pdf, pages, page_index, cache)
         barriers = _barrier_lines(page, stats)
         sides = {id(c): _float_sides(page, c, page_captions, graphics, barriers) for c in page_captions}
         claimed: set[int] = set()
@@ -775,11 +889,11 @@ def _barrier_lines(page: _Page, stats: _Stats) -> set[int]:
 
 def _is_body_like(line: _Line, page: _Page, stats: _Stats) -> bool:
     """A running-text line: body size, many words, most of its column's width."""
-    left, right = page.edges.get((line.band, line.col), (0.0, page.width))
+    left, right = page.edge(line)
     return (
         abs(line.size - stats.body_size) <= 0.12 * stats.body_size
         and len(line.words) >= 5
-        and line.width >= 0.7 * (right - left)
+        and line.width >= 0.85 * (right - left)
     )
 
 
@@ -858,17 +972,36 @@ def _choose_side(kind: str, sides: dict) -> Optional[str]:
     return "below" if below > above else "above"
 
 
-def _graphic_boxes(pdf: pdfium.PdfDocument, page: _Page) -> list[tuple[float, float, float, float]]:
+def _content_graphics(
+    pdf: _PdfHandle, pages: list[_Page], index: int, cache: dict
+) -> list[tuple[float, float, float, float]]:
+    """A page's graphics without furniture: a logo or rule in the top or bottom margin that
+    sits at the same place on a neighbouring page is dropped."""
+
+    def graphics_of(i: int) -> list[tuple[float, float, float, float]]:
+        if i not in cache:
+            cache[i] = _graphic_boxes(pdf, pages[i])
+        return cache[i]
+
+    page = pages[index]
+    boxes = graphics_of(index)
+    margin = [b for b in boxes if b[3] < 0.12 * page.height or b[1] > 0.88 * page.height]
+    if not margin or len(pages) < 2:
+        return boxes
+    neighbour = index - 1 if index > 0 else index + 1
+    seen = {tuple(round(v) for v in b) for b in graphics_of(neighbour)}
+    repeated = {id(b) for b in margin if tuple(round(v) for v in b) in seen}
+    return [b for b in boxes if id(b) not in repeated]
+
+
+def _graphic_boxes(pdf: _PdfHandle, page: _Page) -> list[tuple[float, float, float, float]]:
     """Boxes (top-left points) of the images, paths and forms drawn on a page."""
-    handle = pdf[page.index]
-    try:
-        left, bottom, right, top = handle.get_bbox()
-        boxes: list[tuple[float, float, float, float]] = []
-        count = pdfium_c.FPDFPage_CountObjects(handle.raw)
-        objects = (pdfium_c.FPDFPage_GetObject(handle.raw, i) for i in range(count))
-        _collect_graphics(objects, None, boxes, page.width * page.height, depth=0)
-    finally:
-        handle.close()
+    handle = pdf.page(page.index)
+    left, bottom, right, top = handle.get_bbox()
+    boxes: list[tuple[float, float, float, float]] = []
+    count = pdfium_c.FPDFPage_CountObjects(handle.raw)
+    objects = (pdfium_c.FPDFPage_GetObject(handle.raw, i) for i in range(count))
+    _collect_graphics(objects, None, boxes, page.width * page.height, depth=0)
     return [(x0 - left, top - y1, x1 - left, top - y0) for x0, y0, x1, y1 in boxes]
 
 
@@ -930,7 +1063,7 @@ class _Classifier:
     ``refs`` (the bibliography, skipped until an appendix heading).
     """
 
-    def __init__(self, pages: list[_Page], stats: _Stats, title: Optional[_VBlock]) -> None:
+    def __init__(self, pages: list[_Page], stats: _Stats, title: list[_VBlock]) -> None:
         self.pages = pages
         self.stats = stats
         self.title = title
@@ -938,7 +1071,11 @@ class _Classifier:
         self.sections: list[Section] = []
         self.section_sizes: list[float] = []
         self.state = "front"
-        self.has_abstract_label = any(self._abstract_label(b) is not None for b in self._blocks(max_page=2))
+        label = next((b for b in self._blocks(max_page=2) if self._abstract_label(b) is not None), None)
+        self.has_abstract_label = label is not None
+        # page-one blocks wholly above the "Abstract" label are front matter, wherever the
+        # column order puts them (an author block in the right column)
+        self.front_floor = label.bbox[1] if label is not None and label.page == 0 else None
         self.abstract_size: Optional[float] = None
         self.interrupted = False
         self.reference_lines: list[str] = []
@@ -949,10 +1086,12 @@ class _Classifier:
 
     def run(self) -> list[_Unit]:
         """Classify every block; return the units (title first)."""
-        if self.title is not None:
-            self.units.append(_Unit("title", self.title.lines))
+        if self.title:
+            self.units.append(_Unit("title", [l for b in self.title for l in b.lines]))
         for block in self._blocks():
-            if block is self.title:
+            if any(block is t for t in self.title):
+                continue
+            if block.page == 0 and self.front_floor is not None and block.bbox[3] < self.front_floor - 1:
                 continue
             lines = [l for l in block.lines if not l.role]
             if len(lines) != len(block.lines):
@@ -988,11 +1127,13 @@ class _Classifier:
             elif len(block.lines) > 1:
                 self._abstract(_VBlock(block.lines[1:], block.page))
             return
+        if self.has_abstract_label:
+            return  # the front matter ends at the label
         head = self._heading(block)
         if head is not None and (head[0] or _FIRST_SECTION_NAMES.match(head[1])):
             self.state = "body"
             self._body(block)
-        elif not self.has_abstract_label and self._abstract_like(block):
+        elif self._abstract_like(block):
             self.state = "abstract"
             self._abstract(block)
 
@@ -1030,6 +1171,10 @@ class _Classifier:
         self.reference_lines.extend(l.text for l in block.lines[:3])
 
     def _body(self, block: _VBlock) -> None:
+        if len(block.lines) == 1 and _REFERENCES_RE.match(block.text.strip(" .:")):
+            self.state = "refs"  # a bibliography label in any typeface
+            self.interrupted = True
+            return
         head = self._heading(block)
         if head is not None:
             number, title = head
@@ -1060,12 +1205,30 @@ class _Classifier:
         return len(self.sections) - 1 if self.sections else None
 
     def _add_section(self, number: Optional[str], title: str, block: _VBlock) -> None:
+        if number is None and self._continues_heading(block):
+            self.units[-1].lines.extend(block.lines)
+            section = self.sections[-1]
+            section.title = f"{section.title} {title}"
+            return
         level = number.count(".") + 1 if number else self._unnumbered_level(block.size)
         parent = next((i for i in range(len(self.sections) - 1, -1, -1) if self.sections[i].level < level), None)
         self.sections.append(Section(title=title, number=number, level=level, parent=parent))
         self.section_sizes.append(block.size)
         self.units.append(_Unit("heading", block.lines, len(self.sections) - 1))
         self.interrupted = False
+
+    def _continues_heading(self, block: _VBlock) -> bool:
+        """A heading's second line set apart by a font change ("4 A Linear Time Algorithm for"
+        / "FIXED ALIGNMENT DECODING"): same size, right under the heading before."""
+        if not self.units or self.units[-1].kind != "heading":
+            return False
+        last = self.units[-1].lines[-1]
+        size = self.section_sizes[-1]
+        return (
+            last.page == block.page
+            and abs(block.size - size) <= 0.08 * size
+            and 0 <= block.bbox[1] - last.y1 < 0.8 * size
+        )
 
     def _unnumbered_level(self, size: float) -> int:
         """Level of an unnumbered heading: 1 + how many bigger heading sizes came before."""
@@ -1075,7 +1238,7 @@ class _Classifier:
     def _reaches_right(self, line: _Line) -> bool:
         """Whether a line runs to its column's right edge (so it wraps: running text)."""
         page = self.pages[line.page]
-        _, right = page.edges.get((line.band, line.col), (line.x0, line.x1))
+        _, right = page.edge(line)
         return line.x1 >= right - 2 * max(line.size, 1.0)
 
     def _strong(self, block: _VBlock) -> bool:
@@ -1097,6 +1260,7 @@ class _Classifier:
             plain_ok = (
                 len(block.lines) == 1
                 and title[:1].isupper()
+                and not any(c.isdigit() for c in title)
                 and len(words) <= 9
                 and not title.endswith((".", ",", ";", ":"))
                 and not block.lines[0].broken
@@ -1109,9 +1273,12 @@ class _Classifier:
                 match = regex.match(text)
                 if match and len(words) <= 12:
                     return match.group("num"), match.group("title").rstrip(".").strip()
-        if len(words) > 10 or not text[:1].isupper() or text.endswith((".", ",", ";")):
+        if len(words) > 18 or not text[:1].isupper() or text.endswith((".", ",", ";")):
             return None
-        if sum(c.isalpha() for c in text) < 3:
+        if sum(c.isalpha() for c in text) < 3 or block.lines[-1].broken:
+            return None
+        letters = sum(c.isalpha() for c in text)
+        if letters < 0.7 * len(text.replace(" ", "")):
             return None
         if (strong and len(block.lines) <= 2) or (text.isupper() and len(words) <= 6 and len(block.lines) == 1):
             return None, text.rstrip(":").strip()
@@ -1166,7 +1333,7 @@ class _Classifier:
         return paragraphs
 
     def _paragraph_break(self, prev: _Line, line: _Line, page: _Page) -> bool:
-        left, right = page.edges.get((line.band, line.col), (line.x0, line.x1))
+        left, right = page.edge(line)
         size = max(line.size, 1.0)
         indented = 0.6 * size <= line.x0 - left <= 6 * size
         prev_indented = prev.x0 - left >= 0.6 * size
@@ -1182,7 +1349,7 @@ class _Classifier:
             return False
         last = self.units[-1].lines[-1]
         page = self.pages[block.page]
-        left, right = page.edges.get((first.band, first.col), (first.x0, first.x1))
+        left, right = page.edge(first)
         size = max(first.size, 1.0)
         if first.x0 - left >= 0.6 * size:
             return False
@@ -1194,13 +1361,31 @@ class _Classifier:
         if not (moved or self.interrupted):
             return False
         last_page = self.pages[last.page]
-        _, last_right = last_page.edges.get((last.band, last.col), (last.x0, last.x1))
+        _, last_right = last_page.edge(last)
         full = last.x1 >= last_right - 2 * max(last.size, 1.0)
         return full or open_sentence
 
 
-def _find_title(pages: list[_Page], stats: _Stats) -> Optional[_VBlock]:
-    """The title: the biggest text in the top half of page one (else its first bold block)."""
+def _find_title(pages: list[_Page], stats: _Stats) -> list[_VBlock]:
+    """The title's blocks: the biggest text in the top half of page one (else its first bold
+    block), with the blocks right below it in nearly the same size (a title in two fonts)."""
+    first = _title_block(pages, stats)
+    if first is None:
+        return []
+    blocks = pages[0].blocks
+    title = [first]
+    for block in blocks[blocks.index(first) + 1 :]:
+        last = title[-1].bbox
+        if abs(block.size - first.size) > 0.08 * first.size or block.bbox[1] - last[3] > 0.8 * first.size:
+            break
+        if block.bbox[1] < last[1] or len(title) >= 3:
+            break
+        title.append(block)
+    return title
+
+
+def _title_block(pages: list[_Page], stats: _Stats) -> Optional[_VBlock]:
+    """The title's first block."""
     page = pages[0]
     candidates = [
         b
@@ -1307,7 +1492,11 @@ def _resolve(targets: dict[tuple[str, str], str], kind: str, label: str) -> Opti
 def _citation_refs(text: str, numeric: bool) -> list[InlineRef]:
     """Citation markers: "(Smith et al., 2019; Lee, 2020)" (one per item), "Smith (2019)",
     and "[12]" when the bibliography is numbered."""
-    refs = [InlineRef(m.start(), m.end(), "bibr") for m in _NARRATIVE_CITE_RE.finditer(text)]
+    refs = [
+        InlineRef(m.start(), m.end(), "bibr")
+        for m in _NARRATIVE_CITE_RE.finditer(text)
+        if m.group().split()[0] not in _NOT_NAMES
+    ]
     for paren in _CITATION_PAREN_RE.finditer(text):
         offset = paren.start(1)
         for part in re.finditer(r"[^;]+", paren.group(1)):
@@ -1320,14 +1509,14 @@ def _citation_refs(text: str, numeric: bool) -> list[InlineRef]:
 
 
 def _citation_item(part: str, offset: int) -> Optional[InlineRef]:
-    """One "Author et al., 2019" item of a parenthetical citation, or None."""
-    years = list(_YEAR_RE.finditer(part))
-    if not years:
+    """One "Author et al., 2019" item of a parenthetical citation (it must end with the
+    year, so "(Directive 2010/63/EU)" is not one), or None."""
+    if len(part) > 160 or not _YEAR_RE.search(part):
         return None
-    names = [m for m in _CITED_NAME_RE.finditer(part, 0, years[0].start()) if m.group() not in _MONTHS]
-    if not names or len(part) > 160:
+    match = _CITE_ITEM_RE.search(part)
+    if match is None or match.group("cite").split()[0].rstrip(",.") in _NOT_NAMES:
         return None
-    return InlineRef(offset + names[0].start(), offset + years[-1].end(), "bibr")
+    return InlineRef(offset + match.start("cite"), offset + match.end("cite"), "bibr")
 
 
 def _without_overlaps(refs: list[InlineRef]) -> list[InlineRef]:
@@ -1347,7 +1536,7 @@ def _numbered_bibliography(reference_lines: list[str]) -> bool:
 # --------------------------------------------------------------------------- assembly
 
 
-def _build_paper(pdf: pdfium.PdfDocument, pages: list[_Page], paper_id: str, source: str) -> Paper:
+def _build_paper(pdf: _PdfHandle, pages: list[_Page], paper_id: str, source: str) -> Paper:
     """Run layout, float and classification passes and assemble the Paper."""
     _assign_sizes(pages)
     _mark_furniture(pages)
@@ -1406,7 +1595,7 @@ def _clean_text(text: str) -> str:
 # --------------------------------------------------------------------------- images
 
 
-def _save_figure_images(pdf: pdfium.PdfDocument, paper: Paper, image_dir: Path) -> None:
+def _save_figure_images(pdf: _PdfHandle, paper: Paper, image_dir: Path) -> None:
     """Render each figure's region to ``<image_dir>/<paper_id>_<fig_id>.png``."""
     image_dir.mkdir(parents=True, exist_ok=True)
     for figure in paper.figures:
@@ -1417,14 +1606,10 @@ def _save_figure_images(pdf: pdfium.PdfDocument, paper: Paper, image_dir: Path) 
         figure.image_path = str(target)
 
 
-def _render_region(pdf: pdfium.PdfDocument, page_index: int, bbox: tuple[float, float, float, float]):
+def _render_region(pdf: _PdfHandle, page_index: int, bbox: tuple[float, float, float, float]):
     """A PIL image of a region (top-left points) of a page."""
-    page = pdf[page_index]
-    try:
-        width, height = page.get_size()
-        x0, y0, x1, y1 = bbox
-        crop = (max(0.0, x0), max(0.0, height - y1), max(0.0, width - x1), max(0.0, y0))
-        bitmap = page.render(scale=RENDER_SCALE, crop=crop)
-        return bitmap.to_pil()
-    finally:
-        page.close()
+    page = pdf.page(page_index)
+    width, height = page.get_size()
+    x0, y0, x1, y1 = bbox
+    crop = (max(0.0, x0), max(0.0, height - y1), max(0.0, width - x1), max(0.0, y0))
+    return page.render(scale=RENDER_SCALE, crop=crop).to_pil()
