@@ -36,9 +36,9 @@ from lxml import etree
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scholarly_nlp.errors import ScholarlyNLPError  # noqa: E402
-from scholarly_nlp.paper import Paper  # noqa: E402
-from scholarly_nlp.readers.pdf import read_pdf  # noqa: E402
+from scholarly_nlp.errors import ScholarlyNLPError
+from scholarly_nlp.paper import Paper
+from scholarly_nlp.readers.pdf import read_pdf
 
 TEI_NS = {"t": "http://www.tei-c.org/ns/1.0"}
 TOKEN_RE = re.compile(r"[^\W_]+")
@@ -111,7 +111,8 @@ def compare(paper: Paper, tei: dict) -> dict:
     """Agreement of one parsed PDF with its TEI."""
     pdf_captions = [tokens(b.text) for b in paper.blocks_of("caption")]
     found_captions = [
-        any(containment(tokens(c), pc) >= CAPTION_MATCH for pc in pdf_captions) for c in tei["captions"]
+        any(containment(tokens(c), pc) >= CAPTION_MATCH for pc in pdf_captions)
+        for c in tei["captions"]
     ]
     titles = [s.title for s in paper.sections]
     found_heads = [best_head_f1(h, titles) >= HEAD_MATCH for h in tei["heads"]]
@@ -152,10 +153,16 @@ def versus_grobid(data: Path) -> dict:
             per_paper[pdf.stem] = compare(read_pdf(pdf), tei_facts(tei_path))
     rows = list(per_paper.values())
     pooled = {
-        "caption_recall": _ratio(sum(r["captions_found"] for r in rows), sum(r["captions_tei"] for r in rows)),
-        "head_recall": _ratio(sum(r["heads_found"] for r in rows), sum(r["heads_tei"] for r in rows)),
+        "caption_recall": _ratio(
+            sum(r["captions_found"] for r in rows), sum(r["captions_tei"] for r in rows)
+        ),
+        "head_recall": _ratio(
+            sum(r["heads_found"] for r in rows), sum(r["heads_tei"] for r in rows)
+        ),
         "body_f1_mean": round(statistics.mean(r["body_f1"] for r in rows), 3) if rows else None,
-        "body_recall_mean": round(statistics.mean(r["body_recall"] for r in rows), 3) if rows else None,
+        "body_recall_mean": round(statistics.mean(r["body_recall"] for r in rows), 3)
+        if rows
+        else None,
         "title_matches": sum(r["title_match"] for r in rows),
         "papers": len(rows),
     }
@@ -171,7 +178,7 @@ def corpus(data: Path, images: bool) -> dict:
     figures, tables, failures = [], [], []
     with_abstract = with_heads = 0
     image_dir = tempfile.TemporaryDirectory() if images else None
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for path in files:
         try:
             paper = read_pdf(path, image_dir=image_dir.name if image_dir else None)
@@ -182,7 +189,7 @@ def corpus(data: Path, images: bool) -> dict:
         tables.append(sum(f.kind == "table" for f in paper.figures))
         with_abstract += bool(paper.blocks_of("abstract"))
         with_heads += bool(paper.sections)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if image_dir:
         image_dir.cleanup()
     read = len(files) - len(failures)
@@ -198,6 +205,9 @@ def corpus(data: Path, images: bool) -> dict:
         "sections_share": _ratio(with_heads, read),
         "seconds": round(elapsed, 2),
         "papers_per_second": round(len(files) / elapsed, 2) if elapsed else None,
+        # CPU time is steadier than wall time on a shared machine
+        "cpu_seconds": round(cpu, 2),
+        "papers_per_cpu_second": round(len(files) / cpu, 2) if cpu else None,
         "images_rendered": images,
     }
 
@@ -208,7 +218,9 @@ def corpus(data: Path, images: bool) -> dict:
 def print_report(result: dict) -> None:
     """A plain-text table of the numbers."""
     print("PDF reader vs GROBID TEI (tei/with-pdf)")
-    print(f"{'paper':28s} {'title':>5s} {'abs F1':>6s} {'captions':>9s} {'heads':>9s} {'body P':>6s} {'body R':>6s} {'body F1':>7s}")
+    print(
+        f"{'paper':28s} {'title':>5s} {'abs F1':>6s} {'captions':>9s} {'heads':>9s} {'body P':>6s} {'body R':>6s} {'body F1':>7s}"
+    )
     for name, r in result["vs_grobid"]["papers"].items():
         print(
             f"{name[:28]:28s} {('yes' if r['title_match'] else 'no'):>5s} {r['abstract_f1']:6.3f} "
@@ -221,7 +233,11 @@ def print_report(result: dict) -> None:
         f"mean body F1 {pooled['body_f1_mean']}, mean body recall {pooled['body_recall_mean']}"
     )
     c = result["corpus"]
-    print(f"\nCorpus pdfs/acl: {c['read']}/{c['papers']} read in {c['seconds']} s ({c['papers_per_second']} papers/s)")
+    print(
+        f"\nCorpus pdfs/acl: {c['read']}/{c['papers']} read in {c['seconds']} s wall, "
+        f"{c['cpu_seconds']} s CPU ({c['papers_per_second']} papers/s wall, "
+        f"{c['papers_per_cpu_second']} papers per CPU second; images {'on' if c['images_rendered'] else 'off'})"
+    )
     print(
         f"figures/paper mean {c['figures_mean']} median {c['figures_median']}, tables/paper mean {c['tables_mean']}, "
         f"papers with figures {c['papers_with_figures']}, abstract share {c['abstract_share']}, "
@@ -235,7 +251,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, help="write the numbers as JSON here")
-    parser.add_argument("--images", action="store_true", help="also render figure PNGs in the corpus run")
+    parser.add_argument(
+        "--images", action="store_true", help="also render figure PNGs in the corpus run"
+    )
     args = parser.parse_args(argv)
     result = {"vs_grobid": versus_grobid(args.data), "corpus": corpus(args.data, args.images)}
     print_report(result)

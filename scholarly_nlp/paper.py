@@ -86,7 +86,7 @@ class Section:
 
 @dataclass
 class FigureInfo:
-    """A figure or table float. ``caption`` is the caption block's index in ``Paper.blocks``.
+    """A figure or table float; its caption is the Block whose ``figure_id`` is this ``id``.
 
     ``label`` is the number as printed ("3", "3a", "A.1"); ``page`` is 1-based; ``bbox`` is
     (x0, y0, x1, y1) in PDF points from the page's top-left corner.

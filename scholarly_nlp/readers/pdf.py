@@ -22,16 +22,22 @@ import bisect
 import ctypes
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ..errors import EmptyDocumentError, EncryptedPDFError, InputError, MalformedInputError
+from ..errors import (
+    EmptyDocumentError,
+    EncryptedPDFError,
+    InputError,
+    MalformedInputError,
+)
 from ..paper import Block, FigureInfo, InlineRef, Paper, Section
 from ..text.mentions import find_mentions
 
@@ -58,7 +64,11 @@ _CLEAN_TABLE = {
 }
 _BOLD_HINTS = ("bold", "medi", "semibold", "demi", "black", "heavy", "cmbx", "-bd", ",bd")
 _FORCE_BOLD_FLAG = 1 << 18
-_GRAPHIC_TYPES = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_SHADING)
+_GRAPHIC_TYPES = (
+    pdfium_c.FPDF_PAGEOBJ_PATH,
+    pdfium_c.FPDF_PAGEOBJ_IMAGE,
+    pdfium_c.FPDF_PAGEOBJ_SHADING,
+)
 
 _CAPTION_RE = re.compile(
     r"^(?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*"
@@ -69,26 +79,77 @@ _STRONG_DELIMS = (":", ".", "|", "\u2014", "\u2013")
 _NUMBERED_HEAD_RE = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>[^\W\d_].*)$")
 _LETTER_HEAD_RE = re.compile(r"^(?P<num>[A-H](?:\.\d{1,2}){0,3})\.?\s+(?P<title>[A-Z].*)$")
 _ROMAN_HEAD_RE = re.compile(r"^(?P<num>[IVX]{1,4})\.\s+(?P<title>[A-Z].*)$")
-_APPENDIX_HEAD_RE = re.compile(r"^(?:appendix|appendices|supplementary|supplemental)\b", re.I)
-_REFERENCES_RE = re.compile(
-    r"^(?:references?|bibliography|literature cited|works cited|reference list|citations)$", re.I
+_APPENDIX_HEAD_RE = re.compile(
+    r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
 )
-_ABSTRACT_RE = re.compile(r"^(?:abstract|a b s t r a c t)\b\s*[:.\u2014\u2013-]?\s*(?P<rest>.*)$", re.I)
-_KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.I)
+_REFERENCES_RE = re.compile(
+    r"^(?:references?|bibliography|literature cited|works cited|reference list|citations)$",
+    re.IGNORECASE,
+)
+_ABSTRACT_RE = re.compile(
+    r"^(?:abstract|a b s t r a c t)\b\s*[:.\u2014\u2013-]?\s*(?P<rest>.*)$", re.IGNORECASE
+)
+_KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
 _FIRST_SECTION_NAMES = re.compile(
-    r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.I
+    r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
 )
 _SECTION_NUMBER_RE = re.compile(r"^\d{1,2}(?:\.\d{1,2}){1,4}\.?$")
 _PAGE_NUMBER_RE = re.compile(
-    r"^[\W_]*(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.I
+    r"^[\W_]*(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.IGNORECASE
 )
 _LINE_NUMBER_RE = re.compile(r"^\d{1,4}$")
 _NON_TEXT_RE = re.compile(r"[\W_]+")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_PROSE_WORD_RE = re.compile(r"[(\[\"'\u201c]?[A-Za-z][a-z]{2,}[)\],.;:\"'\u201d]*")
+_SHORT_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "as",
+        "at",
+        "be",
+        "by",
+        "do",
+        "if",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "so",
+        "to",
+        "we",
+        "us",
+    ]
+)
+_MATH_SYMBOL_RE = re.compile(
+    r"[=<>+\u2212\u00d7\u00b7\u2211\u220f\u222b\u2264\u2265\u2208\u222a\u2229\u2192\u221a|^]"
+)
 _TERMINAL_PUNCT = (".", "!", "?", ":")
 _ALPHA_RUN_END = re.compile(r"[^\W\d_]+$")
 _ALPHA_RUN_START = re.compile(r"^[^\W\d_]+")
 _JOINABLE_PREFIXES = frozenset(
-    "non pre post co multi cross self semi sub inter intra anti meta bi tri uni over under".split()
+    [
+        "non",
+        "pre",
+        "post",
+        "co",
+        "multi",
+        "cross",
+        "self",
+        "semi",
+        "sub",
+        "inter",
+        "intra",
+        "anti",
+        "meta",
+        "bi",
+        "tri",
+        "uni",
+        "over",
+        "under",
+    ]
 )
 _CITATION_PAREN_RE = re.compile(r"\(([^()]{4,400})\)")
 _YEAR_RE = re.compile(r"\b(?:1[89]\d\d|20\d\d)[a-z]?\b")
@@ -106,11 +167,53 @@ _NARRATIVE_CITE_RE = re.compile(
 )
 _NUMERIC_CITE_RE = re.compile(r"\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 _NOT_NAMES = frozenset(
-    "January February March April May June July August September October November December "
-    "In See From Since Until By For The Also Both And Or Before After Spring Summer Fall Autumn "
-    "Winter Table Figure Fig Section Eq Equation Chapter Appendix Version Release".split()
+    [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "In",
+        "See",
+        "From",
+        "Since",
+        "Until",
+        "By",
+        "For",
+        "The",
+        "Also",
+        "Both",
+        "And",
+        "Or",
+        "Before",
+        "After",
+        "Spring",
+        "Summer",
+        "Fall",
+        "Autumn",
+        "Winter",
+        "Table",
+        "Figure",
+        "Fig",
+        "Section",
+        "Eq",
+        "Equation",
+        "Chapter",
+        "Appendix",
+        "Version",
+        "Release",
+    ]
 )
-_LIST_CONTINUATION_RE = re.compile(r"\s*(?:,|and|&|or|to|\u2013|-)\s*(?P<label>[A-Z]?\d+[a-z]?)\b")
+_LIST_CONTINUATION_RE = re.compile(
+    r"\s*(?:,|and|&|or|to|\u2013|-)\s*(?P<label>[A-Z]?\d{1,3}[a-z]?)\b"
+)
 
 
 # --------------------------------------------------------------------------- data
@@ -147,12 +250,18 @@ class _Line:
 
     def __post_init__(self) -> None:
         words = self.words
-        self.text = " ".join([w.text for w in words])
-        bottoms = sorted([w.y1 for w in words])
-        self.x0 = min([w.x0 for w in words])
-        self.x1 = max([w.x1 for w in words])
-        self.y0 = min([w.y0 for w in words])
-        self.y1 = bottoms[-1]
+        first = words[0]
+        x0, y0, x1 = first.x0, first.y0, first.x1
+        texts, bottoms = [], []
+        for w in words:
+            texts.append(w.text)
+            bottoms.append(w.y1)
+            x0 = min(x0, w.x0)
+            x1 = max(x1, w.x1)
+            y0 = min(y0, w.y0)
+        bottoms.sort()
+        self.text = " ".join(texts)
+        self.x0, self.y0, self.x1, self.y1 = x0, y0, x1, bottoms[-1]
         # the bottom most words share: robust to a tall glyph or a subscript in the line
         self.base = bottoms[len(words) // 2]
 
@@ -164,7 +273,7 @@ class _Line:
     def broken(self) -> bool:
         return self.words[-1].broken
 
-    def tail(self, start: int) -> "_Line":
+    def tail(self, start: int) -> _Line:
         """A copy holding the words from ``start`` on (used to cut a run-in heading off)."""
         line = _Line(self.words[start:], self.page, self.bold, self.font, None, self.size, self.col)
         line.band, line.role = self.band, self.role
@@ -182,9 +291,9 @@ class _Page:
     split: Optional[float] = None
     edges: dict = field(default_factory=dict)  # column -> (left, right) text edges
     unmapped: tuple[int, int] = (0, 0)  # sampled characters without a Unicode mapping, sampled
-    blocks: list["_VBlock"] = field(default_factory=list)
+    blocks: list[_VBlock] = field(default_factory=list)
 
-    def edge(self, line: "_Line") -> tuple[float, float]:
+    def edge(self, line: _Line) -> tuple[float, float]:
         """The left and right text edges of a line's column."""
         return self.edges.get(line.col, (0.0, self.width))
 
@@ -203,10 +312,6 @@ class _VBlock:
     @property
     def size(self) -> float:
         return _dominant(((l.size, len(l.text)) for l in self.lines), default=0.0)
-
-    @property
-    def key(self) -> tuple[int, str]:
-        return self.lines[0].band, self.lines[0].col
 
     @property
     def bbox(self) -> tuple[float, float, float, float]:
@@ -248,7 +353,9 @@ class _Unit:
 # --------------------------------------------------------------------------- public API
 
 
-def read_pdf(path: PathLike, *, paper_id: Optional[str] = None, image_dir: Optional[PathLike] = None) -> Paper:
+def read_pdf(
+    path: PathLike, *, paper_id: Optional[str] = None, image_dir: Optional[PathLike] = None
+) -> Paper:
     """Read a scientific paper's PDF into a :class:`Paper` (``reader="pdf"``).
 
     Recovers the title, abstract, numbered and unnumbered section heads, body paragraphs in
@@ -265,10 +372,12 @@ def read_pdf(path: PathLike, *, paper_id: Optional[str] = None, image_dir: Optio
     pdf = _PdfHandle(_open_document(path))
     try:
         pages = [_read_page(pdf, i) for i in range(len(pdf.document))]
-        _require_text(path, pages)
+        _require_text(path, pages, pdf)
         paper = _build_paper(pdf, pages, paper_id or path.stem, str(path))
         if image_dir is not None:
             _save_figure_images(pdf, paper, Path(image_dir))
+    except pdfium.PdfiumError as exc:
+        raise MalformedInputError(path, f"the PDF's pages cannot be read ({exc})") from exc
     finally:
         pdf.close()
     return paper
@@ -304,12 +413,17 @@ def _check_file(path: Path) -> None:
     size = path.stat().st_size
     if size == 0:
         raise EmptyDocumentError(path, "the file is empty (0 bytes), so there is no PDF to read")
-    with path.open("rb") as handle:
-        head = handle.read(1024)
-        handle.seek(max(0, size - 4096))
-        tail = handle.read()
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1024)
+            handle.seek(max(0, size - 4096))
+            tail = handle.read()
+    except OSError as exc:
+        raise InputError(path, f"the file cannot be read ({exc.strerror or exc})") from exc
     if b"%PDF-" not in head:
-        raise MalformedInputError(path, "the file is not a PDF: it does not start with a %PDF- header")
+        raise MalformedInputError(
+            path, "the file is not a PDF: it does not start with a %PDF- header"
+        )
     if b"%%EOF" not in tail:
         raise MalformedInputError(
             path, "the PDF is truncated or damaged: it does not end with an %%EOF marker"
@@ -333,14 +447,19 @@ def _open_document(path: Path) -> pdfium.PdfDocument:
     return pdf
 
 
-def _require_text(path: Path, pages: list[_Page]) -> None:
-    """Raise EmptyDocumentError when the PDF has (almost) no text layer."""
+def _require_text(path: Path, pages: list[_Page], pdf: _PdfHandle) -> None:
+    """Raise EmptyDocumentError when the PDF has (almost) no text layer, or one whose fonts
+    map no glyph to a character."""
     letters = sum(len(_NON_TEXT_RE.sub("", line.text)) for page in pages for line in page.lines)
     if letters < 20 * len(pages):
+        if _has_images(pdf, len(pages)):
+            raise EmptyDocumentError(
+                path,
+                f"the PDF has no text layer ({letters} characters of text on {_pages(len(pages))} "
+                "of images): it looks scanned and needs OCR before it can be read",
+            )
         raise EmptyDocumentError(
-            path,
-            f"the PDF has no text layer ({letters} characters of text on {len(pages)} pages): "
-            "it looks scanned and needs OCR before it can be read",
+            path, f"the PDF holds almost no text ({letters} characters on {_pages(len(pages))})"
         )
     errors = sum(p.unmapped[0] for p in pages)
     sampled = sum(p.unmapped[1] for p in pages)
@@ -352,6 +471,20 @@ def _require_text(path: Path, pages: list[_Page]) -> None:
         )
 
 
+def _pages(count: int) -> str:
+    return f"{count} page" if count == 1 else f"{count} pages"
+
+
+def _has_images(pdf: _PdfHandle, page_count: int) -> bool:
+    """Whether any of the first pages draws an image (a scan)."""
+    for index in range(min(3, page_count)):
+        page = pdf.page(index)
+        objects = page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=3)
+        if next(iter(objects), None) is not None:
+            return True
+    return False
+
+
 # --------------------------------------------------------------------------- extraction
 
 
@@ -361,11 +494,11 @@ def _read_page(pdf: _PdfHandle, index: int) -> _Page:
     left, bottom, right, top = page.get_bbox()
     textpage = page.get_textpage()
     try:
-        text = textpage.get_text_range()
         count = textpage.count_chars()
-        if len(text) != count:  # undecodable characters shift offsets: rebuild one per index
-            text = "".join([_char_of(pdfium_c.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count)])
-        lines = list(_page_lines(textpage.raw, text, left, top, index))
+        text = _page_text(textpage.raw, count)
+        # pdfium leaves glyphs without a code out of its text: offsets then need mapping
+        aligned = len(text) == count
+        lines = list(_page_lines(textpage.raw, text, left, top, index, aligned))
         unmapped = _unmapped_share(textpage.raw, count) if index < 3 else (0, 0)
     finally:
         textpage.close()
@@ -380,17 +513,28 @@ def _unmapped_share(raw_tp, count: int) -> tuple[int, int]:
     return errors, len(sampled)
 
 
-def _char_of(code: int) -> str:
-    """A character from a pdfium code: its line-end hyphen (2) as in its text output, lone
-    surrogates as U+FFFD."""
-    if code == 2:
-        return _PDFIUM_HYPHEN
-    if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-        return "\ufffd"
-    return chr(code)
+def _page_text(raw_tp, count: int) -> str:
+    """pdfium's text of a page, one character per UTF-16 unit, so that string offsets are
+    pdfium's text indices (surrogate pairs are joined later, inside words)."""
+    if count <= 0:
+        return ""
+    buffer = (ctypes.c_ushort * (2 * count + 2))()
+    written = pdfium_c.FPDFText_GetText(raw_tp, 0, count, buffer)
+    return "".join(map(chr, buffer[: max(0, written - 1)]))
 
 
-def _page_lines(raw_tp, text: str, left: float, top: float, page_index: int) -> Iterator[_Line]:
+def _clean_word(piece: str) -> str:
+    """A word's text: ligatures spelled out, control characters dropped, UTF-16 surrogate
+    pairs joined (math letters), stray surrogates replaced."""
+    cleaned = piece.translate(_CLEAN_TABLE)
+    if _SURROGATE_RE.search(cleaned):
+        cleaned = cleaned.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return cleaned
+
+
+def _page_lines(
+    raw_tp, text: str, left: float, top: float, page_index: int, aligned: bool = True
+) -> Iterator[_Line]:
     """Yield line segments from pdfium's text: split at its line breaks, then at wide gaps.
 
     One pass over words: each word costs two box look-ups (its first and last characters);
@@ -399,11 +543,14 @@ def _page_lines(raw_tp, text: str, left: float, top: float, page_index: int) -> 
     rect = pdfium_c.FS_RECTF()
     loose_box = pdfium_c.FPDFText_GetLooseCharBox
     font_size = pdfium_c.FPDFText_GetFontSize
+    to_char = pdfium_c.FPDFText_GetCharIndexFromTextIndex
     fonts = _FontReader(raw_tp)
     words: list[_Word] = []
+    append = words.append
     last_height, last_size = -1.0, 0.0
     for match in _PIECE_RE.finditer(text):
-        piece = match.group()
+        first, end = match.span()
+        piece = text[first:end]
         if piece in _BREAKS:
             if words:
                 if piece == _PDFIUM_HYPHEN:
@@ -411,23 +558,33 @@ def _page_lines(raw_tp, text: str, left: float, top: float, page_index: int) -> 
                 for segment in _segments(words):
                     yield _make_line(segment, page_index, fonts)
                 words = []
+                append = words.append
             continue
-        cleaned = piece.translate(_CLEAN_TABLE)
+        cleaned = piece if piece.isascii() and piece.isprintable() else _clean_word(piece)
         if not cleaned:
             continue
-        first, last = match.start(), match.end() - 1
+        last = end - 1
+        if not aligned:
+            first, last = to_char(raw_tp, first), to_char(raw_tp, last)
         loose_box(raw_tp, first, rect)
         x0, y_top, y_bottom = rect.left, rect.top, rect.bottom
         if last != first:
             loose_box(raw_tp, last, rect)
+            bottom = rect.bottom
             # a token pdfium glued across two rows keeps the first glyph's row
-            if abs(rect.bottom - y_bottom) < max(2.0, 0.5 * (y_top - y_bottom)):
-                y_top, y_bottom = max(y_top, rect.top), min(y_bottom, rect.bottom)
-        x1 = max(rect.right, x0 + 1.0)
+            if -2.0 < bottom - y_bottom < 2.0 or abs(bottom - y_bottom) < 0.5 * (y_top - y_bottom):
+                y_top = max(y_top, rect.top)
+                y_bottom = min(y_bottom, bottom)
+        x1 = rect.right
+        x1 = max(x1, x0 + 1.0)
         height = y_top - y_bottom
-        if abs(height - last_height) > 0.02 * max(height, 1.0):
+        if not -0.02 * height <= height - last_height <= 0.02 * height:
             last_height, last_size = height, font_size(raw_tp, first)
-        words.append(_Word(cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first))
+        append(
+            _Word(
+                cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first
+            )
+        )
     if words:
         for segment in _segments(words):
             yield _make_line(segment, page_index, fonts)
@@ -435,18 +592,22 @@ def _page_lines(raw_tp, text: str, left: float, top: float, page_index: int) -> 
 
 def _segments(words: list[_Word]) -> Iterator[list[_Word]]:
     """Split one pdfium line into segments at wide gaps, backward jumps or row changes."""
-    if not words:
-        return
     segment = [words[0]]
-    for prev, word in pairwise(words):
-        size = max(prev.y1 - prev.y0, word.y1 - word.y0, 1.0) / 1.15
+    prev = words[0]
+    for word in words[1:]:
+        # glyph box height runs about 1.15 times the font size
+        size = max(word.y1 - word.y0, prev.y1 - prev.y0, 1.15) / 1.15
         gap = word.x0 - prev.x1
-        prev_mid, mid = (prev.y0 + prev.y1) / 2, (word.y0 + word.y1) / 2
-        if gap > 1.1 * size or gap < -0.5 * size or abs(mid - prev_mid) > 0.7 * size:
+        if (
+            gap > 1.1 * size
+            or gap < -0.5 * size
+            or abs(word.y0 + word.y1 - prev.y0 - prev.y1) > 1.4 * size
+        ):
             yield segment
             segment = [word]
         else:
             segment.append(word)
+        prev = word
     yield segment
 
 
@@ -457,14 +618,20 @@ class _FontReader:
         self._tp = raw_tp
         self._buf = ctypes.create_string_buffer(128)
         self._flags = ctypes.c_int()
+        self._flags_ref = ctypes.byref(self._flags)
+        self._known: dict[tuple[bytes, int], tuple[str, bool]] = {}
 
     def font(self, index: int) -> tuple[str, bool]:
         """(font name, is bold) of the character at ``index``."""
-        n = pdfium_c.FPDFText_GetFontInfo(self._tp, index, self._buf, 128, ctypes.byref(self._flags))
-        name = self._buf.value.decode("latin-1") if n else ""
-        lowered = name.lower()
-        bold = bool(self._flags.value & _FORCE_BOLD_FLAG) or any(h in lowered for h in _BOLD_HINTS)
-        return name, bold
+        n = pdfium_c.FPDFText_GetFontInfo(self._tp, index, self._buf, 128, self._flags_ref)
+        key = (self._buf.value if n else b"", self._flags.value)
+        found = self._known.get(key)
+        if found is None:
+            name = key[0].decode("latin-1")
+            lowered = name.lower()
+            bold = bool(key[1] & _FORCE_BOLD_FLAG) or any(h in lowered for h in _BOLD_HINTS)
+            found = self._known[key] = (name, bold)
+        return found
 
 
 def _make_line(words: list[_Word], page_index: int, fonts: _FontReader) -> _Line:
@@ -486,7 +653,10 @@ def _assign_sizes(pages: list[_Page]) -> None:
     for page in pages:
         for line in page.lines:
             sizes = [
-                (w.font_size if use_font_size and w.font_size > 1.5 else w.height / 1.15, len(w.text))
+                (
+                    w.font_size if use_font_size and w.font_size > 1.5 else w.height / 1.15,
+                    len(w.text),
+                )
                 for w in line.words
             ]
             first = sizes[0][0]
@@ -512,11 +682,25 @@ def _mark_furniture(pages: list[_Page]) -> None:
     repeated = _repeated_margin_texts(pages)
     for page in pages:
         for line in page.lines:
-            if _in_margin(line, page) and (
-                _margin_key(line.text) in repeated or _PAGE_NUMBER_RE.match(line.text)
+            if not _in_margin(line, page):
+                continue
+            key = _margin_key(line.text)
+            if (key in repeated or _PAGE_NUMBER_RE.match(line.text)) and not _has_row_mate(
+                line, page.lines
             ):
                 line.role = "furniture"
         _mark_line_numbers(page)
+
+
+def _has_row_mate(line: _Line, lines: list[_Line]) -> bool:
+    """Whether text sits close beside a line on its row (a heading's number, not a folio)."""
+    reach = 3 * max(line.size, 1.0)
+    return any(
+        other is not line
+        and abs(other.base - line.base) <= 0.3 * max(line.size, 1.0)
+        and max(other.x0 - line.x1, line.x0 - other.x1) < reach
+        for other in lines
+    )
 
 
 def _in_margin(line: _Line, page: _Page) -> bool:
@@ -531,19 +715,26 @@ def _repeated_margin_texts(pages: list[_Page]) -> set[str]:
     """Texts (digits ignored) found in the top or bottom margin of at least two pages."""
     seen: Counter = Counter()
     for page in pages:
-        seen.update({_margin_key(l.text) for l in page.lines if _in_margin(l, page) and len(l.text) > 3})
+        seen.update(
+            {_margin_key(l.text) for l in page.lines if _in_margin(l, page) and len(l.text) > 3}
+        )
     return {key for key, n in seen.items() if n >= 2 and n >= 0.3 * len(pages)}
 
 
 def _mark_line_numbers(page: _Page) -> None:
-    """Review copies number their lines: many bare numbers stacked at one x position."""
+    """Review copies number their lines: many bare numbers stacked at one x position, in a
+    margin or the gutter (where no running text passes; a table's number column has text
+    above or below it)."""
     numbers = [l for l in page.lines if not l.role and _LINE_NUMBER_RE.match(l.text)]
     if len(numbers) < 10:
         return
     by_x: Counter = Counter(round(l.x1 / 6) for l in numbers)
     stacked = {x for x, n in by_x.items() if n >= 10}
+    text = [l for l in page.lines if len(l.text) >= 20]
     for line in numbers:
-        if round(line.x1 / 6) in stacked:
+        if round(line.x1 / 6) in stacked and not any(
+            t.x0 <= line.x0 and line.x1 <= t.x1 for t in text
+        ):
             line.role = "furniture"
 
 
@@ -557,7 +748,7 @@ def _layout_page(page: _Page) -> None:
     _assign_columns(text_lines, page.split)
     if page.split is not None:
         text_lines = _merge_spanning_rows(text_lines)
-    page.lines = _reading_order(text_lines, page.split)
+    page.lines = _reading_order(text_lines)
     page.edges = _column_edges(page.lines)
 
 
@@ -589,7 +780,12 @@ def _script_host(script: _Line, lines: list[_Line], merged: set[int]) -> Optiona
     mid = (script.y0 + script.y1) / 2
     best, best_dist = None, None
     for line in lines:
-        if line is script or id(line) in merged or line.size < 1.1 * script.size or len(line.text) < 4:
+        if (
+            line is script
+            or id(line) in merged
+            or line.size < 1.1 * script.size
+            or len(line.text) < 4
+        ):
             continue
         if not (line.x0 - 3 <= script.x0 <= line.x1 + 3):
             continue
@@ -649,6 +845,24 @@ def _assign_columns(lines: list[_Line], split: Optional[float]) -> None:
             line.col = "F"
         else:
             line.col = "L" if (line.x0 + line.x1) / 2 < split else "R"
+    _continue_full_width(lines)
+
+
+def _continue_full_width(lines: list[_Line]) -> None:
+    """The short last line of a full-width caption or paragraph stays with it: same size,
+    same left edge, at the normal line distance below a full-width line."""
+    last_full: Optional[_Line] = None
+    for line in sorted(lines, key=lambda l: l.y0):
+        if line.col == "F":
+            last_full = line
+        elif (
+            last_full is not None
+            and abs(line.x0 - last_full.x0) < 2
+            and abs(line.size - last_full.size) < 0.5
+            and 0 < line.base - last_full.base < 1.6 * max(line.size, 1.0)
+        ):
+            line.col = "F"
+            last_full = line
 
 
 def _merge_spanning_rows(lines: list[_Line]) -> list[_Line]:
@@ -665,7 +879,10 @@ def _merge_spanning_rows(lines: list[_Line]) -> list[_Line]:
                 if other is line or id(other) in merged or not _same_row(line, other):
                     continue
                 gap = max(other.x0 - line.x1, line.x0 - other.x1)
-                if gap < 3 * max(line.size, other.size, 1.0) and abs(other.size - line.size) <= 0.1 * line.size:
+                if (
+                    gap < 3 * max(line.size, other.size, 1.0)
+                    and abs(other.size - line.size) <= 0.1 * line.size
+                ):
                     base = line.base
                     line.words = sorted(line.words + other.words, key=lambda w: w.x0)
                     line.__post_init__()
@@ -675,7 +892,7 @@ def _merge_spanning_rows(lines: list[_Line]) -> list[_Line]:
     return [l for l in lines if id(l) not in merged]
 
 
-def _reading_order(lines: list[_Line], split: Optional[float]) -> list[_Line]:
+def _reading_order(lines: list[_Line]) -> list[_Line]:
     """Order lines: bands top to bottom; within a column band, left column then right column."""
     ordered: list[_Line] = []
     band: list[_Line] = []
@@ -725,7 +942,8 @@ def _column_edges(lines: list[_Line]) -> dict:
     edges = {}
     for col, group in groups.items():
         left = Counter(round(l.x0) for l in group).most_common(1)[0][0]
-        edges[col] = (float(left), float(np.percentile([l.x1 for l in group], 90)))
+        rights = sorted(l.x1 for l in group)
+        edges[col] = (float(left), rights[int(0.9 * (len(rights) - 1))])
     if "L" in edges and "R" in edges:
         edges["F"] = (edges["L"][0], edges["R"][1])
     return edges
@@ -733,11 +951,17 @@ def _column_edges(lines: list[_Line]) -> dict:
 
 def _doc_stats(pages: list[_Page]) -> _Stats:
     """Body size (the size most text is set in) and the usual line advance."""
-    body = _dominant(((l.size, len(l.text)) for p in pages for l in p.lines if not l.role), default=10.0)
+    body = _dominant(
+        ((l.size, len(l.text)) for p in pages for l in p.lines if not l.role), default=10.0
+    )
     leads: Counter = Counter()
     for page in pages:
         for prev, line in pairwise(page.lines):
-            if (prev.band, prev.col) == (line.band, line.col) and abs(line.size - body) < 0.5 and abs(prev.size - body) < 0.5:
+            if (
+                (prev.band, prev.col) == (line.band, line.col)
+                and abs(line.size - body) < 0.5
+                and abs(prev.size - body) < 0.5
+            ):
                 ratio = (line.base - prev.base) / body
                 if 0.8 < ratio < 2.0:
                     leads[round(ratio * 20) / 20] += 1
@@ -754,7 +978,7 @@ def _visual_blocks(page: _Page, stats: _Stats) -> list[_VBlock]:
     for line in page.lines:
         if line.role == "furniture":
             continue
-        if blocks and not _starts_block(blocks[-1].lines[-1], line, stats, page):
+        if blocks and not _starts_block(blocks[-1], line, stats, page):
             blocks[-1].lines.append(line)
         else:
             blocks.append(_VBlock([line], page.index))
@@ -765,8 +989,9 @@ def _same_row(prev: _Line, line: _Line) -> bool:
     return abs(line.base - prev.base) <= 0.3 * max(prev.size, line.size, 1.0)
 
 
-def _starts_block(prev: _Line, line: _Line, stats: _Stats, page: _Page) -> bool:
-    """Whether ``line`` starts a new visual block after ``prev``."""
+def _starts_block(block: _VBlock, line: _Line, stats: _Stats, page: _Page) -> bool:
+    """Whether ``line`` starts a new visual block after ``block``."""
+    prev = block.lines[-1]
     if (prev.band, prev.col) != (line.band, line.col):
         return True
     if _same_row(prev, line):
@@ -777,11 +1002,10 @@ def _starts_block(prev: _Line, line: _Line, stats: _Stats, page: _Page) -> bool:
         return True
     if abs(prev.size - line.size) > 0.07 * size:
         return True
-    if prev.bold != line.bold and len(prev.text) > 1 and len(line.text) > 1:
-        # a bold line running to the right edge flows on (a bold caption title): no break
-        right = page.edge(prev)[1]
-        if not (prev.bold and prev.x1 >= right - 2 * size):
-            return True
+    # a change of weight ends a heading, but a caption's bold title flows on into its text
+    weight_change = prev.bold != line.bold and len(prev.text) > 1 and len(line.text) > 1
+    if weight_change and _caption_match(block.lines[0].text) is None:
+        return True
     if line.x0 > prev.x1 or line.x1 < prev.x0:
         return True
     return _caption_start(prev, line, page) is not None
@@ -812,7 +1036,7 @@ def _caption_start(prev: Optional[_Line], line: _Line, page: _Page) -> Optional[
 # --------------------------------------------------------------------------- floats
 
 
-def _find_captions(pages: list[_Page], stats: _Stats) -> list[_Caption]:
+def _find_captions(pages: list[_Page]) -> list[_Caption]:
     """Caption blocks in reading order, with their kind and printed label."""
     captions = []
     for page in pages:
@@ -833,7 +1057,9 @@ def _split_off_table_rows(page: _Page, block: _VBlock) -> None:
     right under a caption above its table); the rest becomes a block of its own."""
     lines = block.lines
     for i in range(1, len(lines)):
-        in_row = (i + 1 < len(lines) and _same_row(lines[i], lines[i + 1])) or _same_row(lines[i - 1], lines[i])
+        in_row = (i + 1 < len(lines) and _same_row(lines[i], lines[i + 1])) or _same_row(
+            lines[i - 1], lines[i]
+        )
         if in_row:
             rest = _VBlock(lines[i:], block.page)
             block.lines = lines[:i]
@@ -841,7 +1067,9 @@ def _split_off_table_rows(page: _Page, block: _VBlock) -> None:
             return
 
 
-def _locate_floats(pdf: _PdfHandle, pages: list[_Page], captions: list[_Caption], stats: _Stats) -> None:
+def _locate_floats(
+    pdf: _PdfHandle, pages: list[_Page], captions: list[_Caption], stats: _Stats
+) -> None:
     """Find each caption's figure region and mark the text inside it as float content.
 
     Figures claim first (their content is almost always above the caption), then tables take
@@ -856,12 +1084,17 @@ def _locate_floats(pdf: _PdfHandle, pages: list[_Page], captions: list[_Caption]
         page = pages[page_index]
         graphics = _content_graphics(pdf, pages, page_index, cache)
         barriers = _barrier_lines(page, stats)
-        sides = {id(c): _float_sides(page, c, page_captions, graphics, barriers) for c in page_captions}
+        sides = {
+            id(c): _float_sides(page, c, page_captions, graphics, barriers) for c in page_captions
+        }
         claimed: set[int] = set()
         ordered = sorted(page_captions, key=lambda c: c.kind != "figure")
         for caption in ordered:
             options = {
-                side: ([l for l in lines if id(l) not in claimed], [g for g in boxes if id(g) not in claimed])
+                side: (
+                    [l for l in lines if id(l) not in claimed],
+                    [g for g in boxes if id(g) not in claimed],
+                )
                 for side, (lines, boxes) in sides[id(caption)].items()
             }
             side = _choose_side(caption.kind, options)
@@ -881,7 +1114,9 @@ def _barrier_lines(page: _Page, stats: _Stats) -> set[int]:
         if block.lines[0].role == "caption":
             continue
         body_like = [l for l in block.lines if _is_body_like(l, page, stats)]
-        heading_like = len(block.lines) <= 2 and block.lines[0].bold and _NUMBERED_HEAD_RE.match(block.text)
+        heading_like = (
+            len(block.lines) <= 2 and block.lines[0].bold and _NUMBERED_HEAD_RE.match(block.text)
+        )
         if len(body_like) >= 2 or (body_like and len(block.lines) <= 2) or heading_like:
             out.update(id(l) for l in block.lines)
     return out
@@ -920,9 +1155,11 @@ def _float_sides(
     """The non-body lines and graphics above and below a caption, up to body text or another caption."""
     span = _caption_span(page, caption)
     col = caption.block.lines[0].col
-    cx0, cy0, cx1, cy1 = caption.block.bbox
+    _, cy0, _, cy1 = caption.block.bbox
     lines = [
-        l for l in page.lines if not l.role and _overlaps_span(l.x0, l.x1, span) and (col == "F" or l.col == col)
+        l
+        for l in page.lines
+        if not l.role and _overlaps_span(l.x0, l.x1, span) and (col == "F" or l.col == col)
     ]
     stops = [(l.y0, l.y1) for l in lines if id(l) in barriers]
     stops += [
@@ -934,15 +1171,21 @@ def _float_sides(
     bottom_limit = min((y0 for y0, y1 in stops if y0 >= cy1 - 1), default=page.height)
     sides = {}
     for side, (lo, hi) in (("above", (top_limit, cy0)), ("below", (cy1, bottom_limit))):
-        side_lines = [l for l in lines if id(l) not in barriers and l.y0 >= lo - 1 and l.y1 <= hi + 1]
+        side_lines = [
+            l for l in lines if id(l) not in barriers and l.y0 >= lo - 1 and l.y1 <= hi + 1
+        ]
         side_graphics = [
-            g for g in graphics if g[1] >= lo - 1 and g[3] <= hi + 1 and _overlaps_span(g[0], g[2], span)
+            g
+            for g in graphics
+            if g[1] >= lo - 1 and g[3] <= hi + 1 and _overlaps_span(g[0], g[2], span)
         ]
         sides[side] = (side_lines, side_graphics)
     return sides
 
 
-def _region_bbox(page: _Page, lines: list[_Line], boxes: list[tuple]) -> Optional[tuple[float, float, float, float]]:
+def _region_bbox(
+    page: _Page, lines: list[_Line], boxes: list[tuple]
+) -> Optional[tuple[float, float, float, float]]:
     """The padded union of a float's lines and graphics, or None when it is too small."""
     all_boxes = [(l.x0, l.y0, l.x1, l.y1) for l in lines] + list(boxes)
     if not all_boxes:
@@ -997,7 +1240,7 @@ def _content_graphics(
 def _graphic_boxes(pdf: _PdfHandle, page: _Page) -> list[tuple[float, float, float, float]]:
     """Boxes (top-left points) of the images, paths and forms drawn on a page."""
     handle = pdf.page(page.index)
-    left, bottom, right, top = handle.get_bbox()
+    left, _, _, top = handle.get_bbox()
     boxes: list[tuple[float, float, float, float]] = []
     count = pdfium_c.FPDFPage_CountObjects(handle.raw)
     objects = (pdfium_c.FPDFPage_GetObject(handle.raw, i) for i in range(count))
@@ -1038,7 +1281,14 @@ def _compose(outer: Optional[tuple], inner: tuple) -> tuple:
         return inner
     a, b, c, d, e, f = inner
     A, B, C, D, E, F = outer
-    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
+    return (
+        a * A + b * C,
+        a * B + b * D,
+        c * A + d * C,
+        c * B + d * D,
+        e * A + f * C + E,
+        e * B + f * D + F,
+    )
 
 
 def _transform_box(box: tuple, matrix: Optional[tuple]) -> tuple[float, float, float, float]:
@@ -1071,14 +1321,36 @@ class _Classifier:
         self.sections: list[Section] = []
         self.section_sizes: list[float] = []
         self.state = "front"
-        label = next((b for b in self._blocks(max_page=2) if self._abstract_label(b) is not None), None)
+        label = next(
+            (b for b in self._blocks(max_page=2) if self._abstract_label(b) is not None), None
+        )
         self.has_abstract_label = label is not None
-        # page-one blocks wholly above the "Abstract" label are front matter, wherever the
-        # column order puts them (an author block in the right column)
-        self.front_floor = label.bbox[1] if label is not None and label.page == 0 else None
+        # page-one blocks wholly above the "Abstract" label (or above where running text
+        # starts) are front matter, wherever the column order puts them (an author block
+        # in the right column)
+        self.front_floor = (
+            label.bbox[1] if label is not None and label.page == 0 else self._text_top()
+        )
         self.abstract_size: Optional[float] = None
         self.interrupted = False
         self.reference_lines: list[str] = []
+
+    def _text_top(self) -> Optional[float]:
+        """Where page one's running text starts: its first section heading or block of body
+        lines, whichever is higher (for papers without an abstract label)."""
+        page = self.pages[0]
+        tops = []
+        for block in page.blocks:
+            if any(block is t for t in self.title):
+                continue
+            head = self._heading(block)
+            if (
+                head is not None
+                and (head[0] or _FIRST_SECTION_NAMES.match(head[1]))
+                or sum(_is_body_like(l, page, self.stats) for l in block.lines) >= 2
+            ):
+                tops.append(block.bbox[1])
+        return min(tops, default=None)
 
     def _blocks(self, max_page: Optional[int] = None) -> Iterator[_VBlock]:
         for page in self.pages[:max_page]:
@@ -1091,7 +1363,11 @@ class _Classifier:
         for block in self._blocks():
             if any(block is t for t in self.title):
                 continue
-            if block.page == 0 and self.front_floor is not None and block.bbox[3] < self.front_floor - 1:
+            if (
+                block.page == 0
+                and self.front_floor is not None
+                and block.bbox[3] < self.front_floor - 1
+            ):
                 continue
             lines = [l for l in block.lines if not l.role]
             if len(lines) != len(block.lines):
@@ -1162,8 +1438,10 @@ class _Classifier:
 
     def _refs(self, block: _VBlock) -> None:
         head = self._heading(block)
-        if head is not None and self._strong(block) and (
-            _APPENDIX_HEAD_RE.match(head[1]) or (head[0] and head[0][0].isalpha())
+        if (
+            head is not None
+            and self._strong(block)
+            and (_APPENDIX_HEAD_RE.match(head[1]) or (head[0] and head[0][0].isalpha()))
         ):
             self.state = "body"
             self._body(block)
@@ -1187,6 +1465,8 @@ class _Classifier:
         if block.size < 0.88 * self.stats.body_size:
             self.interrupted = True  # footnotes, affiliations, stray figure text
             return
+        if len(block.lines) <= 8 and all(_is_math(line.text) for line in block.lines):
+            return  # a display formula: not prose; the sentence around it continues
         run_in = self._run_in_heading(block)
         if run_in is not None:
             number, title, rest = run_in
@@ -1211,7 +1491,10 @@ class _Classifier:
             section.title = f"{section.title} {title}"
             return
         level = number.count(".") + 1 if number else self._unnumbered_level(block.size)
-        parent = next((i for i in range(len(self.sections) - 1, -1, -1) if self.sections[i].level < level), None)
+        parent = next(
+            (i for i in range(len(self.sections) - 1, -1, -1) if self.sections[i].level < level),
+            None,
+        )
         self.sections.append(Section(title=title, number=number, level=level, parent=parent))
         self.section_sizes.append(block.size)
         self.units.append(_Unit("heading", block.lines, len(self.sections) - 1))
@@ -1280,7 +1563,9 @@ class _Classifier:
         letters = sum(c.isalpha() for c in text)
         if letters < 0.7 * len(text.replace(" ", "")):
             return None
-        if (strong and len(block.lines) <= 2) or (text.isupper() and len(words) <= 6 and len(block.lines) == 1):
+        if (strong and len(block.lines) <= 2) or (
+            text.isupper() and len(words) <= 6 and len(block.lines) == 1
+        ):
             return None, text.rstrip(":").strip()
         return None
 
@@ -1302,7 +1587,7 @@ class _Classifier:
         return None
 
     def _abstract_label(self, block: _VBlock) -> Optional[str]:
-        """"" for a standalone "Abstract" label, the label text for a run-in one, else None."""
+        """ "" for a standalone "Abstract" label, the label text for a run-in one, else None."""
         text = block.lines[0].text.strip()
         match = _ABSTRACT_RE.match(text)
         if match is None:
@@ -1340,7 +1625,9 @@ class _Classifier:
         if indented and not prev_indented:
             return True
         short = prev.x1 < right - 2.5 * size
-        return short and prev.text.rstrip().endswith(_TERMINAL_PUNCT) and line.x0 - left < 0.6 * size
+        return (
+            short and prev.text.rstrip().endswith(_TERMINAL_PUNCT) and line.x0 - left < 0.6 * size
+        )
 
     def _continues(self, first: _Line, block: _VBlock) -> bool:
         """Whether a block's first paragraph continues the previous paragraph (column, page
@@ -1349,7 +1636,7 @@ class _Classifier:
             return False
         last = self.units[-1].lines[-1]
         page = self.pages[block.page]
-        left, right = page.edge(first)
+        left = page.edge(first)[0]
         size = max(first.size, 1.0)
         if first.x0 - left >= 0.6 * size:
             return False
@@ -1366,6 +1653,19 @@ class _Classifier:
         return full or open_sentence
 
 
+def _is_math(text: str) -> bool:
+    """Whether a line reads as a formula: few real words, or math symbols among few words."""
+    tokens = text.split()
+    if not tokens:
+        return True
+    wordy = sum(
+        1 for t in tokens if _PROSE_WORD_RE.fullmatch(t) or t.lower().strip(",.;:") in _SHORT_WORDS
+    )
+    if wordy < 0.25 * len(tokens):
+        return True
+    return wordy < 0.6 * len(tokens) and _MATH_SYMBOL_RE.search(text) is not None
+
+
 def _find_title(pages: list[_Page], stats: _Stats) -> list[_VBlock]:
     """The title's blocks: the biggest text in the top half of page one (else its first bold
     block), with the blocks right below it in nearly the same size (a title in two fonts)."""
@@ -1376,7 +1676,10 @@ def _find_title(pages: list[_Page], stats: _Stats) -> list[_VBlock]:
     title = [first]
     for block in blocks[blocks.index(first) + 1 :]:
         last = title[-1].bbox
-        if abs(block.size - first.size) > 0.08 * first.size or block.bbox[1] - last[3] > 0.8 * first.size:
+        if (
+            abs(block.size - first.size) > 0.08 * first.size
+            or block.bbox[1] - last[3] > 0.8 * first.size
+        ):
             break
         if block.bbox[1] < last[1] or len(title) >= 3:
             break
@@ -1470,7 +1773,14 @@ def _figure_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineR
             more = _LIST_CONTINUATION_RE.match(text, _skip_subpanel(text, pos))
             if more is None:
                 break
-            refs.append(InlineRef(more.start("label"), more.end("label"), kind, _resolve(targets, kind, more.group("label"))))
+            refs.append(
+                InlineRef(
+                    more.start("label"),
+                    more.end("label"),
+                    kind,
+                    _resolve(targets, kind, more.group("label")),
+                )
+            )
             pos = more.end()
     return refs
 
@@ -1545,14 +1855,14 @@ def _build_paper(pdf: _PdfHandle, pages: list[_Page], paper_id: str, source: str
     stats = _doc_stats(pages)
     for page in pages:
         page.blocks = _visual_blocks(page, stats)
-    captions = _find_captions(pages, stats)
+    captions = _find_captions(pages)
     _locate_floats(pdf, pages, captions, stats)
     title = _find_title(pages, stats)
     classifier = _Classifier(pages, stats, title)
     units = classifier.run()
     dehyphenator = _Dehyphenator(pages)
     paper = Paper(paper_id=paper_id, source=source, reader="pdf", sections=classifier.sections)
-    targets = _add_figures(paper, captions, pages)
+    targets = _add_figures(paper, captions)
     numeric = _numbered_bibliography(classifier.reference_lines)
     text_blocks = [_unit_block(u, dehyphenator, targets, numeric) for u in units]
     caption_blocks = [
@@ -1563,7 +1873,7 @@ def _build_paper(pdf: _PdfHandle, pages: list[_Page], paper_id: str, source: str
     return paper
 
 
-def _add_figures(paper: Paper, captions: list[_Caption], pages: list[_Page]) -> dict[tuple[str, str], str]:
+def _add_figures(paper: Paper, captions: list[_Caption]) -> dict[tuple[str, str], str]:
     """One FigureInfo per caption (fig_N / tab_N in caption order); returns (kind, label) -> id."""
     counters = {"figure": 0, "table": 0}
     targets: dict[tuple[str, str], str] = {}
@@ -1573,7 +1883,14 @@ def _add_figures(paper: Paper, captions: list[_Caption], pages: list[_Page]) -> 
         counters[caption.kind] += 1
         head = f"{'Figure' if caption.kind == 'figure' else 'Table'} {caption.label}"
         paper.figures.append(
-            FigureInfo(id=fig_id, kind=caption.kind, label=caption.label, head=head, page=caption.block.page + 1, bbox=caption.bbox)
+            FigureInfo(
+                id=fig_id,
+                kind=caption.kind,
+                label=caption.label,
+                head=head,
+                page=caption.block.page + 1,
+                bbox=caption.bbox,
+            )
         )
         targets.setdefault((caption.kind, caption.label.lower()), fig_id)
     return targets
@@ -1602,14 +1919,25 @@ def _save_figure_images(pdf: _PdfHandle, paper: Paper, image_dir: Path) -> None:
         if figure.kind != "figure" or figure.bbox is None or figure.page is None:
             continue
         target = image_dir / f"{paper.paper_id}_{figure.id}.png"
-        _render_region(pdf, figure.page - 1, figure.bbox).save(target)
+        try:
+            image = _render_region(pdf, figure.page - 1, figure.bbox)
+        except pdfium.PdfiumError:
+            continue  # a page pdfium cannot render leaves this figure without an image
+        image.save(target)
         figure.image_path = str(target)
 
 
 def _render_region(pdf: _PdfHandle, page_index: int, bbox: tuple[float, float, float, float]):
     """A PIL image of a region (top-left points) of a page."""
     page = pdf.page(page_index)
-    width, height = page.get_size()
-    x0, y0, x1, y1 = bbox
-    crop = (max(0.0, x0), max(0.0, height - y1), max(0.0, width - x1), max(0.0, y0))
-    return page.render(scale=RENDER_SCALE, crop=crop).to_pil()
+    rotation = page.get_rotation()
+    if rotation:  # boxes are in unrotated page space; render the page that way too
+        page.set_rotation(0)
+    try:
+        width, height = page.get_size()
+        x0, y0, x1, y1 = bbox
+        crop = (max(0.0, x0), max(0.0, height - y1), max(0.0, width - x1), max(0.0, y0))
+        return page.render(scale=RENDER_SCALE, crop=crop).to_pil()
+    finally:
+        if rotation:
+            page.set_rotation(rotation)
