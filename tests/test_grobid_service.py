@@ -258,3 +258,27 @@ def test_importing_the_reader_leaves_logging_alone():
         [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == [str(logging.WARNING), "0"]
+
+
+# -- the CLI end to end ------------------------------------------------------------------
+
+
+def test_cli_parse_through_grobid_with_one_failing_file(standin, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from scholarly_nlp.cli import cli
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cli-cache"))
+    standin.fail_names = {"N18-3011.pdf"}
+    out = tmp_path / "out"
+    args = ["parse", *(str(pdf(s)) for s in STEMS), "--out", str(out), "--grobid-url", standin.url]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert f"{len(STEMS)} file(s): {len(STEMS) - 1} ok, 1 failed" in result.output
+    assert "N18-3011.pdf" in result.output
+    written = sorted(p.name for p in out.glob("*.json"))
+    assert written == sorted(f"{s}.json" for s in STEMS if s != "N18-3011")
+    import json
+
+    data = json.loads((out / "2020.acl-main.207.json").read_text())
+    assert data["title"].startswith("SPECTER")
