@@ -18,22 +18,27 @@ UTF8_BOM = b"\xef\xbb\xbf"
 TEI_ROOT = re.compile(rb"<(?:[\w.-]+:)?TEI[\s>/]")
 
 
-def _read_tei(path: Any, **options: Any):
+# Each reader takes the options it understands and ignores the others, so one call of
+# read_many(..., image_dir=...) can mix TEI files and PDFs.
+
+
+def _read_tei(path: Any, paper_id: Optional[str] = None, **_other_readers_options: Any):
     from .readers.tei import read_tei
 
-    return read_tei(path, **options)
+    return read_tei(path, paper_id=paper_id)
 
 
-def _read_pdf(path: Any, **options: Any):
+def _read_pdf(path: Any, paper_id: Optional[str] = None, image_dir: Optional[str] = None, **_other_readers_options: Any):
     from .readers.pdf import read_pdf
 
-    return read_pdf(path, **options)
+    return read_pdf(path, paper_id=paper_id, image_dir=image_dir)
 
 
-def _read_pdf_with_grobid(path: Any, **options: Any):
+def _read_pdf_with_grobid(path: Any, paper_id: Optional[str] = None, service: Any = None,
+                          **_other_readers_options: Any):
     from .readers.grobid_service import read_pdf_with_grobid
 
-    return read_pdf_with_grobid(path, **options)
+    return read_pdf_with_grobid(path, service=service, paper_id=paper_id)
 
 
 @hookimpl

@@ -139,3 +139,14 @@ def test_console_script_runs(tmp_path):
 def test_module_entry_point_prints_help():
     proc = subprocess.run([sys.executable, "-m", "scholarly_nlp.cli", "--help"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "parse" in proc.stdout
+
+
+def test_mixed_batch_shares_options_across_readers(tmp_path):
+    """image_dir applies to PDFs and is ignored by the TEI reader in the same batch."""
+    inputs = [shared("tei", "with-pdf", "N18-3011.tei.xml"), shared("tei", "with-pdf", "2020.acl-main.207.pdf")]
+    results = list(scholarly_nlp.read_many(inputs, image_dir=str(tmp_path / "images")))
+    assert [r.ok for r in results] == [True, True], [str(r.error) for r in results]
+    pdf_doc = results[1].doc
+    assert pdf_doc._.paper_meta["reader"] == "pdf"
+    images = [f.image_path for f in pdf_doc._.figures if f.image_path]
+    assert images and all(Path(p).is_file() for p in images)
