@@ -8,11 +8,10 @@ and are written as ``Token.is_sent_start`` so they survive ``DocBin``.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import Optional
 
 import numpy
-from spacy.attrs import SENT_START
+from spacy.attrs import IDX, IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -35,8 +34,7 @@ def paper_to_doc(paper: Paper, nlp: Language) -> Doc:
     blocks = [b for b in _reading_order(paper) if b.text]
     text, starts = _join_blocks(blocks)
     doc = nlp.make_doc(text)
-    token_starts = [t.idx for t in doc]
-    _set_sentence_starts(doc, blocks, starts, token_starts)
+    _set_sentence_starts(doc, blocks, starts)
     groups: dict[str, list[Span]] = {name: [] for name in SPAN_GROUPS}
     _check_reconstruction(doc, paper, text, blocks, starts)
     for block, start in zip(blocks, starts):
@@ -61,24 +59,28 @@ def _join_blocks(blocks: list[Block]) -> tuple[str, list[int]]:
     return BLOCK_SEPARATOR.join(b.text for b in blocks), starts
 
 
-def _set_sentence_starts(doc: Doc, blocks: list[Block], starts: list[int], token_starts: list[int]) -> None:
-    flags = [False] * len(doc)
+def _set_sentence_starts(doc: Doc, blocks: list[Block], starts: list[int]) -> None:
+    if not len(doc):
+        return
+    # Offsets and space flags as arrays: creating a Python Token per token just to read its
+    # offset was the builder's main cost after tokenisation.
+    token_starts = doc.to_array(IDX).astype("int64")
+    is_space = doc.to_array(IS_SPACE).astype(bool)
+    offsets = []
     for block, offset in zip(blocks, starts):
-        sentences = block.sentences or split_sentences(block.text)
-        if not sentences:
-            sentences = [(0, len(block.text))]
+        sentences = block.sentences or split_sentences(block.text) or [(0, len(block.text))]
         # The block's first token always starts a sentence, even if the source's first <s>
         # began after some stray text.
-        for start in [0] + [s for s, _ in sentences]:
-            index = bisect_right(token_starts, offset + start) - 1
-            if 0 <= index < len(flags) and not doc[index].is_space:
-                flags[index] = True
-    if flags:
-        flags[0] = True
-        # One bulk write: setting Token.is_sent_start one by one re-checks annotations each time.
-        values = numpy.where(numpy.array(flags, dtype=bool), 1, -1).astype("uint64").reshape(-1, 1)
-        doc.from_array([SENT_START], values)
-
+        offsets.append(offset)
+        offsets.extend(offset + start for start, _ in sentences)
+    indices = numpy.searchsorted(token_starts, numpy.asarray(offsets, dtype="int64"), side="right") - 1
+    indices = indices[(indices >= 0) & (indices < len(doc))]
+    indices = indices[~is_space[indices]]
+    flags = numpy.full(len(doc), -1, dtype="int64")
+    flags[indices] = 1
+    flags[0] = 1
+    # One bulk write: setting Token.is_sent_start one by one re-checks annotations each time.
+    doc.from_array([SENT_START], flags.astype("uint64").reshape(-1, 1))
 
 def _span(doc: Doc, start: int, end: int, label: str, kb_id: str = "") -> Optional[Span]:
     return doc.char_span(start, end, label=label, kb_id=kb_id, alignment_mode="expand")

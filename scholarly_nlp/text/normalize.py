@@ -30,16 +30,18 @@ class TextAccumulator:
         """Append a piece of source text, collapsing any whitespace run to one space."""
         if not piece:
             return
-        for i, chunk in enumerate(_WS.split(piece)):
-            if i > 0:
-                self._pending_space = True
-            if chunk:
-                if self._pending_space and self._length:
-                    self._parts.append(" ")
-                    self._length += 1
-                self._pending_space = False
-                self._parts.append(chunk)
-                self._length += len(chunk)
+        if piece[0].isspace():
+            self._pending_space = True
+        body = _WS.sub(" ", piece).strip()
+        if body:
+            if self._pending_space and self._length:
+                self._parts.append(" ")
+                self._length += 1
+            self._parts.append(body)
+            self._length += len(body)
+            self._pending_space = False
+        if piece[-1].isspace():
+            self._pending_space = True
 
     def mark_break(self) -> None:
         """Request a space before the next piece (element boundaries such as ``</s><s>``)."""

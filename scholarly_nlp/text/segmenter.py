@@ -69,7 +69,12 @@ def _is_boundary(text: str, punct_start: int, end: int) -> bool:
         return False
     if text[punct_start] != ".":
         return True
-    before = _WORD_BEFORE.search(text, 0, punct_start)
+    # Look back over the preceding word only: searching from the block start at every
+    # candidate boundary made segmentation quadratic in the paragraph length.
+    word_start = punct_start
+    while word_start > 0 and (text[word_start - 1].isalpha() or text[word_start - 1] in ".'"):
+        word_start -= 1
+    before = _WORD_BEFORE.search(text, word_start, punct_start)
     if before is None:
         # "... 3.5." or "(2019)." end sentences; a bare number like "Eq. (2)." is fine too.
         return True
