@@ -19,11 +19,8 @@ The text side's sentence encoder is frozen and not saved with the pipeline: it i
 
 from __future__ import annotations
 
-import io
 import json
 import logging
-import tarfile
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -36,6 +33,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ScholarlyNLPError, set_extension, write_atomic
+from scholarly_nlp.ml.folder_bytes import folder_from_bytes, folder_to_bytes
 
 from .features import FigureFeatures, Featurizer, make_batch
 from .losses import LOSSES, pair_loss
@@ -306,16 +304,8 @@ class FigureEmbedder(TrainablePipe):
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         """The :meth:`to_disk` folder as one tar archive in bytes."""
-        with tempfile.TemporaryDirectory() as tmp:
-            self.to_disk(tmp)
-            buffer = io.BytesIO()
-            with tarfile.open(fileobj=buffer, mode="w") as tar:
-                tar.add(tmp, arcname=".")
-            return buffer.getvalue()
+        return folder_to_bytes(self.to_disk)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()) -> "FigureEmbedder":
         """Load what :meth:`to_bytes` produced."""
-        with tempfile.TemporaryDirectory() as tmp:
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
-                tar.extractall(tmp, filter="data")
-            return self.from_disk(tmp)
+        return folder_from_bytes(data, self.from_disk)

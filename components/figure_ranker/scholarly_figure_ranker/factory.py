@@ -15,9 +15,6 @@ cannot be scored and ranks after the scored ones.
 
 from __future__ import annotations
 
-import tarfile
-import io
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
@@ -31,6 +28,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp.ml.cross_encoder import is_loaded, load_cross_encoder, save_cross_encoder, score_pairs
+from scholarly_nlp.ml.folder_bytes import folder_from_bytes, folder_to_bytes
 
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
 
@@ -226,19 +224,11 @@ class FigureRanker(TrainablePipe):
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
         """The :meth:`to_disk` folder as one tar archive in bytes."""
-        with tempfile.TemporaryDirectory() as tmp:
-            self.to_disk(tmp)
-            buffer = io.BytesIO()
-            with tarfile.open(fileobj=buffer, mode="w") as tar:
-                tar.add(tmp, arcname=".")
-            return buffer.getvalue()
+        return folder_to_bytes(self.to_disk)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()) -> "FigureRanker":
         """Load what :meth:`to_bytes` produced."""
-        with tempfile.TemporaryDirectory() as tmp:
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
-                tar.extractall(tmp, filter="data")
-            return self.from_disk(tmp)
+        return folder_from_bytes(data, self.from_disk)
 
 
 def rank_figures(figure_ids: list[str], scores: dict[str, float]) -> list[str]:
