@@ -76,7 +76,6 @@ def save_cross_encoder(model: Model, path: Path) -> None:
 
 
 def _forward(model: Model, pairs: Sequence[Pair], is_train: bool) -> tuple[Floats1d, Callable]:
-    import torch
     from thinc.api import torch2xp, xp2torch
 
     if not pairs:
