@@ -31,6 +31,7 @@ setup(
         "grobid-client-python>=0.2",
         "requests>=2.28",
         "weasel>=0.4",
+        "bm25s>=0.2",
     ],
     extras_require={"test": ["pytest>=7", "pypdf>=4"]},
     entry_points={
