@@ -40,7 +40,10 @@ setup(
         # spaCy imports every spacy_factories entry point when it builds a Language: this is
         # the bridge that loads the pluggy plugins (see scholarly_nlp/spacy_bridge.py).
         "spacy_factories": ["scholarly_nlp = scholarly_nlp.spacy_bridge:PLUGINS_LOADED"],
-        "spacy_architectures": ["scholarly_nlp.CrossEncoder.v1 = scholarly_nlp.ml.cross_encoder:CrossEncoder"],
+        "spacy_architectures": [
+            "scholarly_nlp.CrossEncoder.v1 = scholarly_nlp.ml.cross_encoder:CrossEncoder",
+            "scholarly_nlp.BiEncoderScorer.v1 = scholarly_nlp.ml.bi_encoder_scorer:BiEncoderScorer",
+        ],
         "spacy_readers": ["scholarly_nlp.PaperCorpus.v1 = scholarly_nlp.training:create_paper_corpus"],
     },
 )

@@ -124,6 +124,9 @@ def get_sections(doc: Doc) -> list[Section]:
 
 DOC_EXTENSIONS: dict[str, dict[str, Any]] = {
     "paper_meta": {"default": None},
+    # Citances that cite this (reference) paper, each a JSON-able dict; see
+    # scholarly_nlp.readers.clscisumm.incoming_citance for the keys.
+    "incoming_citances": {"default": None},
     "paper_id": {"getter": get_paper_id},
     "bibliography": {"getter": get_bibliography},
     "figures": {"getter": get_figures},

@@ -31,7 +31,8 @@ from typing import ClassVar
 import bm25s
 import numpy as np
 
-__all__ = ["DEFAULT_K", "POSITION_BOOST", "PRIOR_FRACTION", "ReferenceIndex", "link", "query_text"]
+__all__ = ["DEFAULT_K", "POSITION_BOOST", "PRIOR_FRACTION", "ReferenceIndex", "link", "query_text",
+           "strip_citation_markers"]
 
 DEFAULT_K = 4
 POSITION_BOOST = 1.5
@@ -53,6 +54,18 @@ _NUMBER_TOKEN = re.compile(r"\S*\d\S*")
 _MATH = re.compile(r"[=+*/^_<>|\\{}\u2200-\u22FF\u0391-\u03C9]")
 _LEFTOVER_ETAL = re.compile(r"\bet\s+al\b\.?", re.IGNORECASE)
 _WS = re.compile(r"\s+")
+
+
+def strip_citation_markers(citance_text: str) -> str:
+    """The citance with its citation markers (and leftover ``et al.``) replaced by spaces.
+
+    The same marker patterns as :func:`query_text`, but numbers and math are kept: this
+    is the text a cross-encoder sees, which can use them.
+    """
+    text = citance_text
+    for pattern in (_NARRATIVE_CITATION, _PAREN_CITATION, _NUMERIC_CITATION, _BARE_CITATION, _LEFTOVER_ETAL):
+        text = pattern.sub(" ", text)
+    return _WS.sub(" ", text).strip()
 
 
 def query_text(citance_text: str) -> str:

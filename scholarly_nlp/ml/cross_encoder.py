@@ -50,8 +50,13 @@ def load_cross_encoder(model: Model, path: str) -> None:
     """Load tokenizer and weights from a Hugging Face folder or name into ``model``.
 
     A plain encoder checkpoint (MiniLM, SciBERT) gets a freshly initialised one-output head;
-    a saved cross-encoder keeps its trained head.
+    a saved cross-encoder keeps its trained head. Pair scorers of other kinds (such as
+    ``scholarly_nlp.BiEncoderScorer.v1``) name their own loader in ``model.attrs["load"]``.
     """
+    custom = model.attrs.get("load")
+    if custom is not None:
+        custom(model, path)
+        return
     import transformers
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -71,7 +76,8 @@ def save_cross_encoder(model: Model, path: Path) -> None:
     """Write the fine-tuned model and its tokenizer as a Hugging Face folder."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    model.shims[0]._model.save_pretrained(str(path))
+    torch_model = model.shims[0]._model
+    getattr(torch_model, "encoder", torch_model).save_pretrained(str(path))  # a wrapper saves its HF encoder
     model.attrs[_TOKENIZER].save_pretrained(str(path))
 
 

@@ -10,6 +10,8 @@
 * :func:`read_annotations`: the ``annotation/<RP>.ann.txt`` (or ``.annv3.txt``) records.
 * :func:`read_citing_sentences`: ScisummNet ``citing_sentences.json``.
 * :func:`read_task1_csv`: the 2018 test layout CSV (``<RP>.csv``, gold ``<RP>_<annotator>.csv``).
+* :func:`reference_folder_doc`: a whole ``<RP>/`` folder (Reference_XML plus annotation) as
+  one Doc whose ``doc._.incoming_citances`` are the citances citing it.
 
 The published files are not all clean: some are cp1252 rather than UTF-8, some have
 mismatched tags. Those are recovered with a :func:`warnings.warn` naming the file and the
@@ -45,6 +47,10 @@ __all__ = [
     "read_annotations",
     "read_citing_sentences",
     "read_task1_csv",
+    "annotation_files",
+    "read_folder_records",
+    "incoming_citance",
+    "reference_folder_doc",
 ]
 
 #: Field names of an annotation record (``.ann.txt``) in the published order.
@@ -476,3 +482,103 @@ def read_citing_sentences(path: PathLike) -> list[dict]:
             "keep_for_gold": bool(entry.get("keep_for_gold")),
         })
     return out
+
+
+# --------------------------------------------------------------------------- RP folders
+
+
+def annotation_files(rp_dir: PathLike) -> list[Path]:
+    """The annotation files of a reference-paper folder, in name order.
+
+    ``annotation/*.ann.txt`` / ``*.annv3.txt`` (training layouts) or, when there is none,
+    ``annotation/*.csv`` (the 2018 test layout).
+    """
+    folder = Path(rp_dir) / "annotation"
+    if not folder.is_dir():
+        return []
+    found = sorted(p for p in folder.iterdir() if p.name.endswith((".ann.txt", ".annv3.txt")))
+    return found or sorted(folder.glob("*.csv"))
+
+
+def read_folder_records(rp_dir: PathLike) -> list[dict]:
+    """Citance records of every annotation file of a reference-paper folder (see :func:`annotation_files`)."""
+    records = []
+    for path in annotation_files(rp_dir):
+        reader = read_task1_csv if path.suffix == ".csv" else read_annotations
+        for record in reader(path):
+            record["source"] = str(path)
+            records.append(record)
+    return records
+
+
+def incoming_citance(record: dict) -> dict:
+    """The ``doc._.incoming_citances`` entry of one annotation record.
+
+    Keys: ``id`` (the Citance Number as a string), ``text`` (Citation Text Clean when the
+    CSV has it, else the Citation Text without markup), ``citing_article``, ``marker``
+    (the Citation Marker), ``sids`` (gold reference sentence ids, may be empty) and
+    ``facets`` (gold canonical facets, may be empty).
+    """
+    text = (record.get("citation_text_clean") or "").strip() or record.get("citation_text", "")
+    return {
+        "id": str(record["citance_number"]),
+        "text": _clean(text),
+        "citing_article": record.get("citing_article", ""),
+        "marker": record.get("citation_marker", ""),
+        "sids": list(record.get("reference_offsets") or []),
+        "facets": list(record.get("facets") or []),
+    }
+
+
+def _attachable(citances: list[dict], records: list[dict], known_sids: set[str], source: str) -> list[dict]:
+    """Citances with unusable parts dropped, each problem warned once per file."""
+    kept, empty, duplicate, unknown = [], [], [], []
+    seen: set[str] = set()
+    for citance, record in zip(citances, records):
+        where = f"{Path(record.get('source', source)).name}:{record.get('line', '?')}"
+        if not citance["text"]:
+            empty.append(where)
+            continue
+        if citance["id"] in seen:
+            duplicate.append(where)
+            continue
+        seen.add(citance["id"])
+        missing = [sid for sid in citance["sids"] if sid not in known_sids]
+        if missing:
+            unknown.append(f"{where} ({', '.join(missing)})")
+            citance["sids"] = [sid for sid in citance["sids"] if sid in known_sids]
+        kept.append(citance)
+    for problem, places in (("with empty citation text skipped", empty),
+                            ("with a repeated Citance Number skipped", duplicate),
+                            ("citing sentence ids that do not exist in the reference paper (ids dropped)", unknown)):
+        if places:
+            shown = ", ".join(places[:5]) + (f" and {len(places) - 5} more" if len(places) > 5 else "")
+            warnings.warn(f"{source}: {len(places)} record(s) {problem}: {shown}", stacklevel=3)
+    return kept
+
+
+def reference_folder_doc(rp_dir: PathLike, nlp, *, with_citances: bool = True):
+    """The Doc of a CL-SciSumm reference-paper folder, with the citances that cite it.
+
+    Reads ``<RP>/Reference_XML/<RP>.xml`` (see :func:`reference_doc`; sids in
+    ``doc._.paper_meta["sids"]``) and, with ``with_citances``, the folder's annotation
+    file(s) (:func:`annotation_files`) into ``doc._.incoming_citances`` (see
+    :func:`incoming_citance`). Records with empty citation text or a repeated Citance
+    Number are skipped, and sids that are not in the reference paper dropped, each with
+    a warning naming the file and line. Raises InputError when the folder has no
+    Reference_XML file.
+    """
+    rp_dir = Path(rp_dir)
+    xml_dir = rp_dir / "Reference_XML"
+    candidates = sorted(xml_dir.glob("*.xml")) if xml_dir.is_dir() else []
+    preferred = [p for p in candidates if p.stem == rp_dir.name]
+    if not candidates:
+        raise InputError(str(rp_dir), "has no Reference_XML/<RP>.xml")
+    doc = reference_doc((preferred or candidates)[0], nlp, paper_id=rp_dir.name)
+    citances: list[dict] = []
+    if with_citances:
+        records = read_folder_records(rp_dir)
+        known = set(doc._.paper_meta["sids"])
+        citances = _attachable([incoming_citance(r) for r in records], records, known, str(rp_dir))
+    doc._.incoming_citances = citances
+    return doc
