@@ -30,7 +30,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Union
 from ..doc.serialize import write_atomic
 from ..errors import MalformedInputError
 from ..metrics.clscisumm import official_facet_name, parse_reference_offsets
-from .clscisumm import _decode, _read_bytes
+from .clscisumm import ANNOTATION_FIELDS, _decode, _read_bytes
 
 PathLike = Union[str, Path]
 
@@ -46,19 +46,7 @@ __all__ = [
 ]
 
 #: Columns of a 2018 Task 1 CSV, in the published order.
-TASK1_CSV_HEADER = (
-    "Citance Number",
-    "Reference Article",
-    "Citing Article",
-    "Citation Marker Offset",
-    "Citation Marker",
-    "Citation Offset",
-    "Citation Text",
-    "Citation Text Clean",
-    "Reference Offset",
-    "Reference Text",
-    "Discourse Facet",
-)
+TASK1_CSV_HEADER = ANNOTATION_FIELDS[:7] + ("Citation Text Clean",) + ANNOTATION_FIELDS[7:10]
 #: The columns a system fills in.
 ANSWER_COLUMNS = ("Reference Offset", "Reference Text", "Discourse Facet")
 

@@ -24,7 +24,6 @@ against a uniform distribution over the gold sentences (a listwise ranking loss)
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 import numpy
@@ -37,8 +36,8 @@ from thinc.api import Model, Optimizer
 
 from scholarly_nlp.linking.bm25_stage import ReferenceIndex
 from scholarly_nlp.metrics.clscisumm import prf, task1a_counts
-from scholarly_nlp.ml.cross_encoder import is_loaded, load_cross_encoder, save_cross_encoder, score_pairs
-from scholarly_nlp.ml.folder_bytes import folder_from_bytes, folder_to_bytes
+from scholarly_nlp.ml.cross_encoder import is_loaded, score_pairs
+from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
 
 from .candidates import bm25_candidates, encoder_query, fuse, gold_indices, select, sentence_sids, sentence_texts
 
@@ -48,7 +47,6 @@ DEFAULT_MODEL = {
     "max_length": 256,
     "mixed_precision": False,
 }
-MODEL_DIR = "model"
 
 
 @Language.factory(
@@ -88,8 +86,13 @@ def _check_settings(cfg: dict) -> None:
         raise ValueError(f"citance_linker: k ({cfg['k']}) cannot exceed candidates ({cfg['candidates']})")
 
 
-class CitanceLinker(TrainablePipe):
-    """Links the citances of a reference paper to the sentences they refer to."""
+class CitanceLinker(HuggingFaceModelPipe, TrainablePipe):
+    """Links the citances of a reference paper to the sentences they refer to.
+
+    Saved as the scorer's Hugging Face folder (:class:`HuggingFaceModelPipe`); the settings
+    (k, threshold, ...) live in the pipeline config, so a loaded pipeline takes overrides
+    such as ``{"k": 1}``.
+    """
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "citance_linker", *, candidates: int = 30, k: int = 3,
                  threshold: Optional[float] = None, position_boost: float = 1.5, prior_fraction: float = 0.3,
@@ -272,30 +275,3 @@ class CitanceLinker(TrainablePipe):
         scores = prf((tp, fp, fn))
         return {"citance_link_p": scores["precision"], "citance_link_r": scores["recall"],
                 "citance_link_f1": scores["f1"]}
-
-    # -- serialisation ----------------------------------------------------------------
-    def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
-        """Save the fine-tuned cross-encoder as a Hugging Face folder.
-
-        The settings (k, threshold, ...) live in the pipeline's config, not here, so a
-        loaded pipeline takes config overrides such as ``{"k": 3}``.
-        """
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        if is_loaded(self.model):
-            save_cross_encoder(self.model, path / MODEL_DIR)
-
-    def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "CitanceLinker":
-        """Load what :meth:`to_disk` wrote; the original backbone is not needed."""
-        path = Path(path)
-        if (path / MODEL_DIR).exists():
-            load_cross_encoder(self.model, str(path / MODEL_DIR))
-        return self
-
-    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        """The :meth:`to_disk` folder as one tar archive in bytes."""
-        return folder_to_bytes(self.to_disk)
-
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()) -> "CitanceLinker":
-        """Load what :meth:`to_bytes` produced."""
-        return folder_from_bytes(data, self.from_disk)

@@ -27,8 +27,8 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
-from scholarly_nlp.ml.cross_encoder import is_loaded, load_cross_encoder, save_cross_encoder, score_pairs
-from scholarly_nlp.ml.folder_bytes import folder_from_bytes, folder_to_bytes
+from scholarly_nlp.ml.cross_encoder import is_loaded, score_pairs
+from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
 
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
 
@@ -39,7 +39,6 @@ DEFAULT_MODEL = {
     "mixed_precision": False,
 }
 CONFIG_FILE = "cfg"
-MODEL_DIR = "model"
 
 
 @Language.factory(
@@ -64,7 +63,7 @@ def make_figure_ranker(nlp: Language, name: str, model: Model, include_tables: b
                         batch_size=batch_size, seed=seed)
 
 
-class FigureRanker(TrainablePipe):
+class FigureRanker(HuggingFaceModelPipe, TrainablePipe):
     """Scores each figure of a paper as its central figure (visual summary)."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "figure_ranker", *, include_tables: bool = False,
@@ -207,28 +206,14 @@ class FigureRanker(TrainablePipe):
     # -- serialisation ----------------------------------------------------------------
     def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
         """Save the config and the fine-tuned cross-encoder as a Hugging Face folder."""
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / CONFIG_FILE, self.cfg)
-        if is_loaded(self.model):
-            save_cross_encoder(self.model, path / MODEL_DIR)
+        super().to_disk(path, exclude=exclude)
+        srsly.write_json(Path(path) / CONFIG_FILE, self.cfg)
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "FigureRanker":
         """Load what :meth:`to_disk` wrote; no access to the original backbone is needed."""
-        path = Path(path)
-        if (path / CONFIG_FILE).exists():
-            self.cfg.update(srsly.read_json(path / CONFIG_FILE))
-        if (path / MODEL_DIR).exists():
-            load_cross_encoder(self.model, str(path / MODEL_DIR))
-        return self
-
-    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        """The :meth:`to_disk` folder as one tar archive in bytes."""
-        return folder_to_bytes(self.to_disk)
-
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()) -> "FigureRanker":
-        """Load what :meth:`to_bytes` produced."""
-        return folder_from_bytes(data, self.from_disk)
+        if (Path(path) / CONFIG_FILE).exists():
+            self.cfg.update(srsly.read_json(Path(path) / CONFIG_FILE))
+        return super().from_disk(path, exclude=exclude)
 
 
 def rank_figures(figure_ids: list[str], scores: dict[str, float]) -> list[str]:

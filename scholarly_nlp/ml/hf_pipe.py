@@ -1,0 +1,43 @@
+"""Serialisation shared by pipes whose ``model`` is a Hugging Face pair scorer.
+
+A pipe that mixes in :class:`HuggingFaceModelPipe` (before ``TrainablePipe``) saves its
+fine-tuned scorer (``scholarly_nlp.CrossEncoder.v1`` or ``scholarly_nlp.BiEncoderScorer.v1``)
+as a Hugging Face folder under ``model/`` and loads it back, so a saved pipeline needs no
+access to the original backbone; bytes are that folder as a tar archive.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from .cross_encoder import is_loaded, load_cross_encoder, save_cross_encoder
+from .folder_bytes import folder_from_bytes, folder_to_bytes
+
+MODEL_DIR = "model"
+
+
+class HuggingFaceModelPipe:
+    """``to_disk`` / ``from_disk`` / ``to_bytes`` / ``from_bytes`` for a pipe with a Hugging Face scorer."""
+
+    def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
+        """Write the scorer (once loaded) as a Hugging Face folder ``path/model``."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if is_loaded(self.model):
+            save_cross_encoder(self.model, path / MODEL_DIR)
+
+    def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()):
+        """Load what :meth:`to_disk` wrote; a folder without a model leaves the pipe as it is."""
+        path = Path(path)
+        if (path / MODEL_DIR).exists():
+            load_cross_encoder(self.model, str(path / MODEL_DIR))
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        """The :meth:`to_disk` folder as one tar archive in bytes."""
+        return folder_to_bytes(self.to_disk)
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()):
+        """Load what :meth:`to_bytes` produced."""
+        return folder_from_bytes(data, self.from_disk)
