@@ -67,3 +67,4 @@ def make_tiny_backbone(path: Path, hidden_size: int = 32, layers: int = 2, heads
     tokenizer.save_pretrained(str(path))
     (path / "scholarly_nlp_tiny.json").write_text(json.dumps({"random_weights": True, "seed": seed}))
     return path
+
