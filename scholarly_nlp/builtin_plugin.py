@@ -16,6 +16,8 @@ PDF_MAGIC = b"%PDF-"
 UTF8_BOM = b"\xef\xbb\xbf"
 #: A TEI root element, with or without a namespace prefix (``<TEI``, ``<tei:TEI``).
 TEI_ROOT = re.compile(rb"<(?:[\w.-]+:)?TEI[\s>/]")
+#: The root of a CL-SciSumm Reference_XML / Citance_XML paper, after an optional XML declaration.
+CLSCISUMM_ROOT = re.compile(rb"^(?:<\?xml[^>]*\?>\s*)?<PAPER[\s>]")
 
 
 # Each reader takes the options it understands and ignores the others, so one call of
@@ -41,23 +43,34 @@ def _read_pdf_with_grobid(path: Any, paper_id: Optional[str] = None, service: An
     return read_pdf_with_grobid(path, service=service, paper_id=paper_id)
 
 
+def _read_clscisumm(path: Any, paper_id: Optional[str] = None, **_other_readers_options: Any):
+    from .readers.clscisumm import read_reference_xml
+
+    return read_reference_xml(path, paper_id=paper_id)
+
+
 @hookimpl
 def register_readers(register):
-    """TEI (lxml), the embedded PDF reader, and PDFs through a GROBID server."""
+    """TEI (lxml), the embedded PDF reader, PDFs through a GROBID server, CL-SciSumm XML papers."""
     register("tei", _read_tei, extensions=(".tei.xml", ".xml", ".tei"), description="GROBID TEI XML (0.5.x-0.8.x)")
+    register("clscisumm", _read_clscisumm, extensions=(),
+             description="CL-SciSumm Reference_XML / Citance_XML paper (one sentence per <S>)")
     register("pdf", _read_pdf, extensions=(".pdf",), description="built-in PDF reader (no server)")
     register("grobid", _read_pdf_with_grobid, extensions=(".pdf",), description="PDF through a GROBID server")
 
 
 @hookimpl
 def sniff_format(path: str, head: bytes) -> Optional[str]:
-    """Content first (PDF magic, a TEI root, after any UTF-8 BOM), then the file name's extension."""
+    """Content first (PDF magic, a TEI root, a CL-SciSumm ``<PAPER>`` root, after any UTF-8 BOM),
+    then the file name's extension."""
     stripped = head[len(UTF8_BOM):] if head.startswith(UTF8_BOM) else head
     stripped = stripped.lstrip()
     if stripped.startswith(PDF_MAGIC):
         return "pdf"
     if stripped.startswith(b"<") and TEI_ROOT.search(stripped):
         return "tei"
+    if CLSCISUMM_ROOT.search(stripped):
+        return "clscisumm"
     name = Path(path).name.lower()
     if name.endswith(".pdf"):
         return "pdf"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import scholarly_nlp
+
 from scholarly_nlp.errors import EmptyDocumentError, MalformedInputError, UnsafeInputError
 from scholarly_nlp.readers.clscisumm import (
     ANNOTATION_FIELDS,
@@ -275,3 +277,18 @@ def test_task1_csv_bad_header_and_facet(tmp_path):
 
 def test_annotation_fields_constant():
     assert ANNOTATION_FIELDS[0] == "Citance Number" and ANNOTATION_FIELDS[-1] == "Annotator"
+
+
+def test_reference_and_citance_xml_are_sniffed_and_read_through_the_public_api():
+    from scholarly_nlp import get_registry
+
+    papers = sorted(MANUAL.glob("*/Reference_XML/*.xml"))
+    assert len(papers) == 40
+    assert {get_registry().sniff(str(p)) for p in papers} == {"clscisumm"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # some published files need recovering; that is tested above
+        doc = scholarly_nlp.read(MANUAL / "C00-2123" / "Reference_XML" / "C00-2123.xml")
+        citing = scholarly_nlp.read(MANUAL / "C00-2123" / "Citance_XML" / "C02-1050.xml")
+    assert doc._.paper_id == "C00-2123" and len(list(doc.sents)) == 204
+    assert doc.spans["title"][0].text.startswith("Word Re-ordering and DP-based Search")
+    assert len(list(citing.sents)) > 100
