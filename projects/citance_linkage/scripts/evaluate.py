@@ -223,8 +223,8 @@ def score(pairs: list[tuple[str, list, list]]) -> dict:
 def check_model(args) -> None:
     """Exit with one line when the model system is asked for and no trained pipeline exists."""
     if args.system == "model" and not Path(args.model).exists():
-        sys.exit(f"error: no trained pipeline at {args.model}; run 'weasel run all' (or train-linker, "
-                 "train-facets and assemble) first, or pass --vars.system bm25 for the baseline")
+        sys.exit(f"error: no trained pipeline at {args.model}; run 'weasel run all' first (preprocess, "
+                 "train-facets, assemble: minutes on CPU), or pass --vars.system bm25 for the baseline")
 
 
 def load_predictor(args) -> tuple[object, Callable, dict]:
