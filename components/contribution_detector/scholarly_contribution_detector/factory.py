@@ -1,0 +1,217 @@
+"""The ``contribution_detector`` pipeline component (a spaCy ``TrainablePipe``).
+
+On a paper Doc it scores every introduction sentence
+(:func:`.features.introduction_features`, i.e.
+``scholarly_nlp.contributions.linking_eval.introduction_and_body(doc)[0]``) with the
+probability that the sentence states one of the paper's contributions, and writes:
+
+* ``doc._.contribution_scores``: a list of floats aligned with those sentences (``[]`` for
+  a Doc without sections or without an introduction);
+* ``doc._.contribution_sentence_offsets``: ``[[start, end], ...]`` token offsets of the
+  sentences scoring at least ``threshold`` (a plain list, so it survives ``DocBin``);
+* ``doc._.contribution_sentences``: those sentences as Spans (a getter over the offsets).
+
+The model is any thinc model from a list of Docs to a ``(n, 1)`` array of probabilities;
+the default is spaCy's sparse linear n-gram classifier ``spacy.TextCatBOW.v3``
+(``exclusive_classes=false``, so a sigmoid output) over one small Doc per sentence: its
+tokens plus context pseudo-tokens (:mod:`.features`).
+
+Training reads the gold from the *reference* Doc of each Example:
+``doc._.contribution_gold`` (made for NCG papers by :mod:`.ncg_docs`); the loss is binary
+cross-entropy, positives weighted by ``positive_weight`` (default 4.5, about the
+negative/positive ratio of NCG introduction sentences: 3883/853). :meth:`ContributionDetector.score`
+gives precision/recall/F1 of the positive class over the gold sentences.
+"""
+
+# No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
+# signature with pydantic, which must resolve the annotations.
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.vocab import Vocab
+from thinc.api import Model, Optimizer
+
+from .features import install_extensions, introduction_features, model_docs
+
+ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
+
+DEFAULT_MODEL = {
+    "@architectures": "spacy.TextCatBOW.v3",
+    "exclusive_classes": False,
+    "ngram_size": 2,
+    "no_output_layer": False,
+    "nO": 1,
+    "length": 262144,
+}
+
+install_extensions()
+
+
+@Language.factory(
+    "contribution_detector",
+    default_config={"model": DEFAULT_MODEL, "threshold": 0.5, "positive_weight": 4.5},
+    assigns=list(ASSIGNS),
+    default_score_weights={"contribution_f1": 1.0, "contribution_p": 0.0, "contribution_r": 0.0},
+)
+def make_contribution_detector(nlp: Language, name: str, model: Model, threshold: float,
+                               positive_weight: float) -> "ContributionDetector":
+    """spaCy factory of the contribution detector."""
+    return ContributionDetector(nlp.vocab, model, name, threshold=threshold, positive_weight=positive_weight)
+
+
+def gold_items(doc: Doc) -> list[dict]:
+    """The Doc's ``contribution_gold`` items ([] when it has none)."""
+    return list(doc._.contribution_gold or [])
+
+
+class ContributionDetector(TrainablePipe):
+    """Scores a paper's introduction sentences as contribution statements."""
+
+    def __init__(self, vocab: Vocab, model: Model, name: str = "contribution_detector", *,
+                 threshold: float = 0.5, positive_weight: float = 4.5):
+        if not 0.0 <= float(threshold) <= 1.0:
+            raise ValueError(f"contribution_detector: threshold must be in [0, 1], got {threshold!r}")
+        if not float(positive_weight) > 0:
+            raise ValueError(f"contribution_detector: positive_weight must be > 0, got {positive_weight!r}")
+        install_extensions()
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.cfg = {"threshold": float(threshold), "positive_weight": float(positive_weight)}
+        # the sentence Docs only feed hashed n-grams to the model: keep their strings out of nlp.vocab
+        self._inner_vocab = Vocab()
+
+    # -- inference --------------------------------------------------------------------
+    def predict_proba(self, texts: Sequence[str], features: Sequence[Sequence[str]]) -> numpy.ndarray:
+        """Probabilities (float32, one per sentence) for sentence texts with their context features."""
+        texts = list(texts)
+        if not texts:
+            return numpy.zeros((0,), dtype="float32")
+        scores = self.model.predict(model_docs(self._inner_vocab, texts, features))
+        return self.model.ops.to_numpy(scores).reshape(len(texts), -1)[:, 0].astype("float32")
+
+    def predict(self, docs: Iterable[Doc]) -> list[tuple[list, numpy.ndarray]]:
+        """Per doc: ``(introduction sentence Spans, their probabilities)``; all docs' sentences
+        go through the model in one call."""
+        docs = list(docs)
+        inputs = [introduction_features(doc) for doc in docs]
+        texts = [s.text for sentences, _ in inputs for s in sentences]
+        features = [f for _, feats in inputs for f in feats]
+        probs = self.predict_proba(texts, features)
+        out, start = [], 0
+        for sentences, _ in inputs:
+            out.append((sentences, probs[start : start + len(sentences)]))
+            start += len(sentences)
+        return out
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: list[tuple[list, numpy.ndarray]]) -> None:
+        """Write ``contribution_scores`` and ``contribution_sentence_offsets`` (see the module docstring)."""
+        threshold = self.cfg["threshold"]
+        for doc, (sentences, probs) in zip(docs, predictions):
+            doc._.contribution_scores = [float(p) for p in probs]
+            doc._.contribution_sentence_offsets = [
+                [int(s.start), int(s.end)] for s, p in zip(sentences, probs) if float(p) >= threshold
+            ]
+
+    # -- training ---------------------------------------------------------------------
+    def training_data(self, examples: Iterable[Example]) -> tuple[list[str], list[list[str]], numpy.ndarray]:
+        """``(texts, features, labels)`` of the gold sentences of the examples' reference Docs."""
+        texts, features, labels = [], [], []
+        for eg in examples:
+            doc = eg.reference
+            for item in gold_items(doc):
+                texts.append(doc[int(item["start"]) : int(item["end"])].text)
+                features.append(list(item.get("features") or []))
+                labels.append(float(item["label"]))
+        return texts, features, numpy.asarray(labels, dtype="float32")
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        """Initialise the model (its shapes from a sample of the examples' gold sentences).
+
+        Examples without ``doc._.contribution_gold`` are allowed (the model is then
+        initialised from its configured dimensions), but ``update`` learns only from gold.
+        """
+        examples = list(get_examples())
+        validate_examples(examples, "ContributionDetector.initialize")
+        texts, features, labels = self.training_data(examples[:20])
+        if texts:
+            X = model_docs(self._inner_vocab, texts[:200], features[:200])
+            Y = self.model.ops.asarray2f(labels[:200].reshape(-1, 1))
+            self.model.initialize(X=X, Y=Y)
+        else:
+            self.model.initialize()
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
+               losses: Optional[dict[str, float]] = None) -> dict[str, float]:
+        """One optimiser step of weighted binary cross-entropy on the examples' gold sentences."""
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "ContributionDetector.update")
+        texts, features, labels = self.training_data(examples)
+        if not texts:
+            return losses
+        scores, backprop = self.model.begin_update(model_docs(self._inner_vocab, texts, features))
+        loss, d_scores = self.get_loss(examples, scores, labels)
+        backprop(d_scores)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss(self, examples: Iterable[Example], scores: Any, labels: Optional[numpy.ndarray] = None) -> tuple[float, Any]:
+        """Weighted BCE (mean over sentences) of the sigmoid ``scores`` and its gradient.
+
+        The gradient is taken with respect to the probabilities (the model's sigmoid layer
+        turns it into ``weight * (p - y)`` for the logits). ``labels`` default to the gold of
+        ``examples`` (:meth:`training_data`).
+        """
+        if labels is None:
+            labels = self.training_data(examples)[2]
+        probs = self.model.ops.to_numpy(scores).reshape(-1).astype("float64")
+        y = numpy.asarray(labels, dtype="float64").reshape(-1)
+        weights = numpy.where(y > 0.5, self.cfg["positive_weight"], 1.0)
+        clipped = numpy.clip(probs, 1e-7, 1 - 1e-7)
+        n = max(len(y), 1)
+        loss = float(-(weights * (y * numpy.log(clipped) + (1 - y) * numpy.log(1 - clipped))).sum() / n)
+        grad = weights * (probs - y) / numpy.maximum(clipped * (1 - clipped), 1e-7) / n
+        return loss, self.model.ops.asarray2f(grad.reshape(-1, 1).astype("float32"))
+
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> dict[str, Any]:
+        """Precision, recall and F1 of the positive class over the gold sentences of the
+        examples' reference Docs.
+
+        A gold sentence is predicted positive when its (start, end) is among the predicted
+        Doc's ``contribution_sentence_offsets``; when the predicted Doc was not annotated,
+        the reference Doc's gold sentences are scored here. None when there is no gold.
+        """
+        tp = fp = fn = 0
+        seen = False
+        for eg in examples:
+            gold = gold_items(eg.reference)
+            if not gold:
+                continue
+            seen = True
+            offsets = eg.predicted._.contribution_sentence_offsets
+            if offsets is None:
+                texts, features, _ = self.training_data([eg])
+                probs = self.predict_proba(texts, features)
+                chosen = {(int(g["start"]), int(g["end"])) for g, p in zip(gold, probs) if p >= self.cfg["threshold"]}
+            else:
+                chosen = {(int(s), int(e)) for s, e in offsets}
+            positives = {(int(g["start"]), int(g["end"])) for g in gold if int(g["label"])}
+            in_scope = {(int(g["start"]), int(g["end"])) for g in gold}
+            predicted = chosen & in_scope
+            tp += len(predicted & positives)
+            fp += len(predicted - positives)
+            fn += len(positives - predicted)
+        if not seen:
+            return {"contribution_p": None, "contribution_r": None, "contribution_f1": None}
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return {"contribution_p": precision, "contribution_r": recall, "contribution_f1": f1}

@@ -1,0 +1,18 @@
+"""The first-party contribution_detector component (issue #6, detection), a scholarly_nlp plugin."""
+
+from setuptools import find_packages, setup
+
+setup(
+    name="scholarly-nlp-contribution-detector",
+    version="0.1.0",
+    description="Contribution-sentence detection for scholarly_nlp: a sparse n-gram model over introduction sentences.",
+    license="MIT",
+    python_requires=">=3.9",
+    packages=find_packages(include=["scholarly_contribution_detector", "scholarly_contribution_detector.*"]),
+    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "numpy>=1.24"],
+    entry_points={
+        "scholarly_nlp": ["contribution_detector = scholarly_contribution_detector.plugin"],
+        # Declared directly too (as spacy-transformers does), so spacy.load finds it either way.
+        "spacy_factories": ["contribution_detector = scholarly_contribution_detector.factory:make_contribution_detector"],
+    },
+)
