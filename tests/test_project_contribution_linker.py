@@ -1,0 +1,98 @@
+"""The contribution_linker Weasel project: the evaluate interface (predictions.jsonl and
+metrics), bad input (a missing TEI paper, no trained pipeline) and the smoke workflow."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import scholarly_nlp
+from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+from conftest import REPO, shared
+
+PROJECT = REPO / "projects" / "contribution_linker"
+EVALUATE = PROJECT / "scripts" / "evaluate.py"
+OUTPUTS = ("corpus", "training", "metrics", "output", "smoke", "assets", "__pycache__", "project.lock")
+GOLD = shared("gold", "contributions_dev.jsonl")
+TEI = shared("tei", "acl")
+
+
+def run(args, cwd, timeout=900):
+    """Run a command; return the CompletedProcess (text output)."""
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def tiny_pipeline(tmp_path_factory):
+    """A saved pipeline with only the contribution_linker over a tiny random backbone."""
+    root = tmp_path_factory.mktemp("contrib")
+    backbone = make_tiny_backbone(root / "tiny")
+    torch.manual_seed(0)
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("contribution_linker", config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
+                                                          "name": str(backbone), "max_length": 64}})
+    with pytest.warns(UserWarning):  # no training examples: the pipe links but is not trained
+        nlp.initialize()
+    nlp.to_disk(root / "pipeline")
+    return root / "pipeline"
+
+
+def test_evaluate_writes_predictions_and_metrics_and_reports_a_missing_paper(tmp_path, tiny_pipeline):
+    lines = GOLD.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    same_paper = [line for line in lines if json.loads(line)["paper_id"] == first["paper_id"]][:3]
+    missing = json.dumps({"paper_id": "X00-0000", "sentence": "We propose nothing.", "paragraph_start": "Nothing"})
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("\n".join(same_paper + [missing]) + "\n", encoding="utf-8")
+    out, metrics_path = tmp_path / "out", tmp_path / "metrics.json"
+    proc = run([sys.executable, str(EVALUATE), "--tei-dir", str(TEI), "--gold", str(gold), "--output-dir", str(out),
+                "--model", str(tiny_pipeline), "--metrics", str(metrics_path), "--baselines", "bm25,first_paragraph"],
+               cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "failed: X00-0000" in proc.stderr
+    predictions = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert [p["paper_id"] for p in predictions] == [first["paper_id"]] * len(same_paper) + ["X00-0000"]
+    assert all(len(p["ranked_paragraphs"]) == 5 and all(len(t) > 80 for t in p["ranked_paragraphs"])
+               for p in predictions[:-1])
+    assert predictions[-1]["ranked_paragraphs"] == []
+    metrics = json.loads(metrics_path.read_text())
+    assert metrics["n_queries"] == len(same_paper) + 1 and metrics["n_unmatched_sentence"] == 1
+    assert [f["paper_id"] for f in metrics["failed"]] == ["X00-0000"]
+    for name in ("bm25", "first_paragraph", "random_expected"):
+        assert 0.0 <= metrics["baselines"][name]["hit_at_1"] <= metrics["baselines"][name]["hit_at_5"] <= 1.0
+    assert 0.0 <= metrics["hit_at_1"] <= metrics["hit_at_5"] <= 1.0 and 0.0 <= metrics["mrr"] <= 1.0
+
+
+def test_evaluate_without_a_trained_pipeline_says_so_in_one_line(tmp_path):
+    proc = run([sys.executable, str(EVALUATE), "--tei-dir", str(TEI), "--gold", str(GOLD), "--output-dir",
+                str(tmp_path / "out"), "--model", str(tmp_path / "missing")], cwd=tmp_path)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert [line for line in proc.stderr.splitlines() if line.startswith("error:")] == [
+        f"error: no trained pipeline at {tmp_path / 'missing'}; run 'weasel run all' first"]
+
+
+@pytest.mark.slow
+def test_smoke_workflow(tmp_path):
+    project = tmp_path / "contribution_linker"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(*OUTPUTS))
+    proc = run([sys.executable, "-m", "weasel", "run", "smoke", str(project),
+                f"--vars.ncg_dir={shared('nlpcontributiongraph')}", f"--vars.tei_dir={TEI}", f"--vars.gold={GOLD}"],
+               cwd=tmp_path, timeout=1500)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    summary = json.loads((project / "smoke" / "corpus" / "summary.json").read_text())
+    assert summary["ncg_train_papers"] > 0 and summary["ncg_dev_papers"] > 0 and summary["silver_pairs"] > 0
+    gold_ids = {json.loads(line)["paper_id"] for line in GOLD.read_text().splitlines() if line.strip()}
+    assert set(summary["held_out_gold_papers"]) == gold_ids  # evaluation papers never mined for silver pairs
+    for name in ("contributions.json", "contributions_trained_linker.json"):
+        metrics = json.loads((project / "smoke" / "metrics" / name).read_text())
+        assert metrics["n_queries"] == 68 and metrics["n_unmatched_sentence"] == 0 and metrics["failed"] == []
+        assert metrics["pipes"][-1] == "contribution_linker"
+        assert metrics["baselines"]["bm25"]["hit_at_5"] > metrics["baselines"]["random_expected"]["hit_at_5"]
+    predictions = (project / "smoke" / "output" / "predictions.jsonl").read_text().splitlines()
+    assert len(predictions) == 68
