@@ -214,3 +214,14 @@ def test_plugin_registers_the_pipe_and_its_extension_in_a_fresh_process():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("ok")
     assert Doc.has_extension("citance_links")
+
+
+def test_listwise_loss_values_and_gradient():
+    from scholarly_nlp.ml.listwise import listwise_softmax_loss
+
+    loss, grad = listwise_softmax_loss([0.0, 0.0, 0.0, 0.0, 5.0, -5.0], [(0, 4, [0]), (4, 6, [0])])
+    assert loss == pytest.approx((numpy.log(4) + numpy.log(1 + numpy.exp(-10))) / 2)
+    assert grad[:4].sum() == pytest.approx(0.0) and grad[0] < 0 < grad[1]
+    assert grad[4] < 0 and grad[5] > 0  # the gold item is pushed up, the other down
+    with pytest.raises(ValueError, match="temperature"):
+        listwise_softmax_loss([0.0], [(0, 1, [0])], temperature=0.0)

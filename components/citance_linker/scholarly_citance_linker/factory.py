@@ -32,12 +32,13 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
-from thinc.api import Model, Optimizer
+from thinc.api import Model
 
 from scholarly_nlp.linking.bm25_stage import ReferenceIndex
 from scholarly_nlp.metrics.clscisumm import prf, task1a_counts
 from scholarly_nlp.ml.cross_encoder import is_loaded, score_pairs
 from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
+from scholarly_nlp.ml.listwise import ListwiseRankingPipe
 
 from .candidates import bm25_candidates, encoder_query, fuse, gold_indices, select, sentence_sids, sentence_texts
 
@@ -86,13 +87,15 @@ def _check_settings(cfg: dict) -> None:
         raise ValueError(f"citance_linker: k ({cfg['k']}) cannot exceed candidates ({cfg['candidates']})")
 
 
-class CitanceLinker(HuggingFaceModelPipe, TrainablePipe):
+class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
     """Links the citances of a reference paper to the sentences they refer to.
 
     Saved as the scorer's Hugging Face folder (:class:`HuggingFaceModelPipe`); the settings
     (k, threshold, ...) live in the pipeline config, so a loaded pipeline takes overrides
     such as ``{"k": 1}``.
     """
+
+    per_doc_limit_key = "max_citances_per_doc"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "citance_linker", *, candidates: int = 30, k: int = 3,
                  threshold: Optional[float] = None, position_boost: float = 1.5, prior_fraction: float = 0.3,
@@ -220,46 +223,6 @@ class CitanceLinker(HuggingFaceModelPipe, TrainablePipe):
             members = gold + negatives
             lists.append((encoder_query(citance["text"]), [sentences[i] for i in members], list(range(len(gold)))))
         return lists
-
-    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
-               losses: Optional[dict[str, float]] = None) -> dict[str, float]:
-        """One listwise step on the citances of the examples' reference papers."""
-        losses = {} if losses is None else losses
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "CitanceLinker.update")
-        lists = [item for eg in examples for item in self._training_lists(eg.reference, self.cfg["max_citances_per_doc"])]
-        if not lists:
-            return losses
-        pairs, groups = [], []
-        for query, texts, gold in lists:
-            start = len(pairs)
-            pairs.extend((query, t) for t in texts)
-            groups.append((start, len(pairs), gold))
-        scores, backprop = self.model.begin_update(pairs)
-        loss, d_scores = self.get_loss(examples, (scores, groups))
-        backprop(d_scores)
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
-
-    def get_loss(self, examples: Iterable[Example], scores: Any) -> tuple[float, Any]:
-        """Listwise softmax cross-entropy; ``scores`` is (flat scores, [(start, end, gold positions)])."""
-        values, groups = scores
-        host = self.model.ops.to_numpy(values).astype("float64")
-        grad = numpy.zeros_like(host)
-        total = 0.0
-        for start, end, gold in groups:
-            logits = host[start:end]
-            shifted = logits - logits.max()
-            probs = numpy.exp(shifted) / numpy.exp(shifted).sum()
-            target = numpy.zeros_like(probs)
-            target[gold] = 1.0 / len(gold)
-            total += float(-(target * numpy.log(probs + 1e-12)).sum())
-            grad[start:end] = probs - target
-        n = max(len(groups), 1)
-        return total / n, self.model.ops.asarray1f((grad / n).astype("float32"))
 
     def score(self, examples: Iterable[Example], **kwargs: Any) -> dict[str, float]:
         """Task 1A micro precision/recall/F1 over the examples' citances (keyed per citance)."""

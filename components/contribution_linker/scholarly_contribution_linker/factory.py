@@ -49,11 +49,12 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
-from thinc.api import Model, Optimizer
+from thinc.api import Model
 
 import scholarly_nlp
 from scholarly_nlp.ml.cross_encoder import is_loaded
 from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
+from scholarly_nlp.ml.listwise import ListwiseRankingPipe
 
 from .candidates import PaperIndex, contribution_sentences, fuse
 
@@ -117,13 +118,15 @@ def _check_settings(cfg: dict) -> None:
         raise ValueError(f"contribution_linker: loss_temperature must be > 0, got {cfg['loss_temperature']!r}")
 
 
-class ContributionLinker(HuggingFaceModelPipe, TrainablePipe):
+class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
     """Links a paper's contribution sentences to the body paragraphs that explain them.
 
     Saved as the scorer's Hugging Face folder (:class:`HuggingFaceModelPipe`); the settings
     (k, detection_threshold, bm25_weight, ...) live in the pipeline config, so a loaded
     pipeline takes overrides such as ``{"k": 1}``.
     """
+
+    per_doc_limit_key = "max_sentences_per_doc"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "contribution_linker", *, k: int = 5,
                  detection_threshold: float = 0.5, bm25_weight: float = 0.5, max_sentences_per_doc: int = 8,
@@ -266,7 +269,7 @@ class ContributionLinker(HuggingFaceModelPipe, TrainablePipe):
         if not is_loaded(self.model):
             self.model.initialize()
 
-    def _training_lists(self, doc: Doc, limit: Optional[int]) -> list[tuple[str, list[str], int]]:
+    def _training_lists(self, doc: Doc, limit: Optional[int]) -> list[tuple[str, list[str], list[int]]]:
         """(sentence text, [gold paragraph text, negative texts...], gold position 0) per usable pair.
 
         A pair is usable when its sentence is not empty, its ``paragraph_start_char`` is the
@@ -291,51 +294,8 @@ class ContributionLinker(HuggingFaceModelPipe, TrainablePipe):
             if not negatives:
                 continue
             texts = [index.texts[gold]] + [index.texts[j] for j in negatives]
-            lists.append((pair["sentence"].strip(), texts, 0))
+            lists.append((pair["sentence"].strip(), texts, [0]))
         return lists
-
-    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
-               losses: Optional[dict[str, float]] = None) -> dict[str, float]:
-        """One listwise step on the ``contribution_pairs`` of the examples' reference papers."""
-        losses = {} if losses is None else losses
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "ContributionLinker.update")
-        lists = [item for eg in examples
-                 for item in self._training_lists(eg.reference, self.cfg["max_sentences_per_doc"])]
-        if not lists:
-            return losses
-        pairs, groups = [], []
-        for query, texts, gold in lists:
-            start = len(pairs)
-            pairs.extend((query, t) for t in texts)
-            groups.append((start, len(pairs), [gold]))
-        scores, backprop = self.model.begin_update(pairs)
-        loss, d_scores = self.get_loss(examples, (scores, groups))
-        backprop(d_scores)
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
-
-    def get_loss(self, examples: Iterable[Example], scores: Any) -> tuple[float, Any]:
-        """Listwise softmax cross-entropy of scores / ``loss_temperature``; ``scores`` is
-        (flat scores, [(start, end, gold positions)])."""
-        values, groups = scores
-        temperature = float(self.cfg["loss_temperature"])
-        host = self.model.ops.to_numpy(values).astype("float64") / temperature
-        grad = numpy.zeros_like(host)
-        total = 0.0
-        for start, end, gold in groups:
-            logits = host[start:end]
-            shifted = numpy.exp(logits - logits.max())
-            probs = shifted / shifted.sum()
-            target = numpy.zeros_like(probs)
-            target[gold] = 1.0 / len(gold)
-            total += float(-(target * numpy.log(probs + 1e-12)).sum())
-            grad[start:end] = (probs - target) / temperature
-        n = max(len(groups), 1)
-        return total / n, self.model.ops.asarray1f((grad / n).astype("float32"))
 
     def score(self, examples: Iterable[Example], **kwargs: Any) -> dict[str, Optional[float]]:
         """hit@1 and MRR (over the top ``k``) of the predicted links against the reference pairs.
