@@ -89,7 +89,7 @@ def test_smoke_workflow(tmp_path):
     assert summary["ncg_train_papers"] > 0 and summary["ncg_dev_papers"] > 0 and summary["silver_pairs"] > 0
     gold_ids = {json.loads(line)["paper_id"] for line in GOLD.read_text().splitlines() if line.strip()}
     assert set(summary["held_out_gold_papers"]) == gold_ids  # evaluation papers never mined for silver pairs
-    for name in ("contributions.json", "contributions_trained_linker.json"):
+    for name in ("contributions.json", "contributions_zero_shot.json"):
         metrics = json.loads((project / "smoke" / "metrics" / name).read_text())
         assert metrics["n_queries"] == 68 and metrics["n_unmatched_sentence"] == 0 and metrics["failed"] == []
         assert metrics["pipes"][-1] == "contribution_linker"
