@@ -37,6 +37,7 @@ from _common import DEFAULT_DATA_ROOT, RESULTS_DIR, ensure_repo_on_path, machine
 ensure_repo_on_path()
 
 import numpy  # noqa: E402
+from contribution_detection_cv import prf  # noqa: E402  (one definition of the positive-class P/R/F1)
 
 
 def train_pipeline(train_docs, epochs: int = 5, lr: float = 0.002, batch: int = 8, seed: int = 0, config=None):
@@ -57,16 +58,6 @@ def train_pipeline(train_docs, epochs: int = 5, lr: float = 0.002, batch: int = 
         for start in range(0, len(examples), batch):
             nlp.update(examples[start : start + batch], sgd=optimizer)
     return nlp
-
-
-def prf(gold: numpy.ndarray, predicted: numpy.ndarray) -> tuple[float, float, float]:
-    """Precision, recall and F1 of the positive class (0 where undefined)."""
-    tp = float(numpy.sum(gold & predicted))
-    n_pred, n_gold = float(numpy.sum(predicted)), float(numpy.sum(gold))
-    precision = tp / n_pred if n_pred else 0.0
-    recall = tp / n_gold if n_gold else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
 
 
 def score(gold: numpy.ndarray, predicted: numpy.ndarray, fold_of: numpy.ndarray, scores=None) -> dict:

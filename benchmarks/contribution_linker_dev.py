@@ -28,19 +28,7 @@ from _common import DEFAULT_DATA_ROOT, ensure_repo_on_path, machine_info, markdo
 
 ensure_repo_on_path()
 
-
-def load_docs(tei_dir: Path, paper_ids, nlp) -> dict:
-    """Paper id -> Doc read from ``tei_dir/<id>.tei.xml`` (absent files are left out)."""
-    import scholarly_nlp
-
-    docs = {}
-    for paper_id in sorted(set(paper_ids)):
-        path = tei_dir / f"{paper_id}.tei.xml"
-        if path.exists():
-            docs[paper_id] = scholarly_nlp.read(path, nlp=nlp)
-        else:
-            print(f"missing TEI for {paper_id}: {path}", file=sys.stderr)
-    return docs
+from contribution_linking_baselines import load_docs  # noqa: E402
 
 
 def linker_pipeline(backbone=None, bm25_weight: float = 0.5):

@@ -35,11 +35,12 @@ PAPER_REFERENCE = {"hit_at_1": 0.385, "hit_at_5": 0.709, "mrr": None}
 ALL_BASELINES = ("bm25", "tfidf", "minilm", "first_paragraph", "random")
 
 
-def load_docs(tei_dir: Path, paper_ids) -> dict:
-    """Paper id -> Doc read from ``tei_dir/<id>.tei.xml`` (absent files are left out)."""
+def load_docs(tei_dir: Path, paper_ids, nlp=None) -> dict:
+    """Paper id -> Doc read from ``tei_dir/<id>.tei.xml`` with ``nlp`` (default a blank
+    scholarly_nlp pipeline); absent files are left out."""
     import scholarly_nlp
 
-    nlp = scholarly_nlp.blank()
+    nlp = nlp or scholarly_nlp.blank()
     docs = {}
     for paper_id in sorted(set(paper_ids)):
         path = tei_dir / f"{paper_id}.tei.xml"
