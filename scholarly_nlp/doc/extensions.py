@@ -132,7 +132,24 @@ DOC_EXTENSIONS: dict[str, dict[str, Any]] = {
     "figures": {"getter": get_figures},
     "citances": {"getter": get_citances},
     "sections": {"getter": get_sections},
+    # Set by the aspect embedder: {aspect: float32 vector} for title/background/method/result.
+    "aspect_vectors": {"default": None},
+    # Set by the aspect embedder: float32 (n, width), one row per roles.aspect_sentences(doc).
+    "sentence_vectors": {"default": None},
+    # Aspects whose vector is a fallback (no sentence of that aspect): {aspect: reason}.
+    "aspect_fallbacks": {"default": None},
 }
+
+SPAN_EXTENSIONS: dict[str, dict[str, Any]] = {
+    # The abstract sentence's role, read from the "roles" span group (see doc/roles.py).
+    "role": {"getter": lambda span: _span_role(span)},
+}
+
+
+def _span_role(span: Span) -> Optional[str]:
+    from .roles import get_span_role
+
+    return get_span_role(span)
 
 
 def set_extension(obj: str, name: str, **kwargs: Any) -> None:
@@ -146,4 +163,6 @@ def install_extensions() -> None:
     """Install the document-model extensions; safe to call any number of times."""
     for name, kwargs in DOC_EXTENSIONS.items():
         set_extension("doc", name, **kwargs)
+    for name, kwargs in SPAN_EXTENSIONS.items():
+        set_extension("span", name, **kwargs)
 
