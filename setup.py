@@ -43,6 +43,10 @@ setup(
         "spacy_architectures": [
             "scholarly_nlp.CrossEncoder.v1 = scholarly_nlp.ml.cross_encoder:CrossEncoder",
             "scholarly_nlp.BiEncoderScorer.v1 = scholarly_nlp.ml.bi_encoder_scorer:BiEncoderScorer",
+            "scholarly_nlp.TransformerModel.v1 = scholarly_nlp.ml.abstract_spans:create_transformer_model",
+        ],
+        "spacy_span_getters": [
+            "scholarly_nlp.title_abstract_spans.v1 = scholarly_nlp.ml.abstract_spans:configure_title_abstract_spans",
         ],
         "spacy_readers": ["scholarly_nlp.PaperCorpus.v1 = scholarly_nlp.training:create_paper_corpus"],
     },

@@ -1,0 +1,61 @@
+"""The weakly supervised triplet loss of the aspect embedder.
+
+A training batch holds groups of Docs that describe the same paper (an anchor and its
+positives, e.g. a paper's abstract and the citances other papers wrote about it); every
+Doc of another group is a negative. Kobayashi et al. train on the mean of the aspect
+vectors; we add the same triplet loss per facet (background, method, result) so each
+aspect vector is pulled toward the matching aspect of the positive. Distances are
+Euclidean between L2-normalised vectors, as the search ranks.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, List, Optional, Sequence, Tuple
+
+import numpy
+
+from scholarly_nlp.doc.roles import ASPECTS, FACETS
+
+
+def triplet_indices(groups: Sequence[Optional[Hashable]]) -> List[Tuple[int, int, int]]:
+    """(anchor, positive, negative) index triples: same group vs every other group.
+
+    Docs whose group is None take part only as negatives.
+    """
+    triples = []
+    for a, ga in enumerate(groups):
+        if ga is None:
+            continue
+        positives = [p for p, gp in enumerate(groups) if p != a and gp == ga]
+        negatives = [n for n, gn in enumerate(groups) if gn != ga]
+        triples.extend((a, p, n) for p in positives for n in negatives)
+    return triples
+
+
+def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: float = 0.2,
+                        facet_weight: float = 1.0) -> Tuple[float, numpy.ndarray]:
+    """Loss and its gradient for a (B, n_aspects, width) array of aspect vectors.
+
+    Mean hinge ``max(0, margin + d(a, p) - d(a, n))`` over all triples, on the normalised
+    mean of the aspect vectors, plus ``facet_weight`` times the same on each facet's
+    vector. Returns ``(loss, d_vectors)``; both are 0 without any triple.
+    """
+    import torch
+
+    host = numpy.asarray(vectors.get() if hasattr(vectors, "get") else vectors, dtype="float32")
+    triples = triplet_indices(groups)
+    if not triples:
+        return 0.0, numpy.zeros_like(host)
+    x = torch.tensor(host, requires_grad=True)
+    normed = torch.nn.functional.normalize(x, dim=-1)
+    paper = torch.nn.functional.normalize(normed.mean(dim=1), dim=-1)
+    a, p, n = (torch.tensor(col) for col in zip(*triples))
+
+    def hinge(v):
+        return torch.relu(margin + (v[a] - v[p]).norm(dim=-1) - (v[a] - v[n]).norm(dim=-1)).mean()
+
+    loss = hinge(paper)
+    for facet in FACETS:
+        loss = loss + facet_weight * hinge(normed[:, ASPECTS.index(facet)])
+    loss.backward()
+    return float(loss.item()), x.grad.numpy()

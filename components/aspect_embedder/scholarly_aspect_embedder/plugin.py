@@ -1,0 +1,19 @@
+"""The aspect embedder's scholarly_nlp plugin: its component.
+
+Its outputs (``doc._.aspect_vectors``, ``doc._.sentence_vectors``, ``doc._.aspect_fallbacks``)
+are core extensions, because :func:`scholarly_nlp.similar` reads them.
+"""
+
+from __future__ import annotations
+
+from scholarly_nlp import hookimpl
+
+
+@hookimpl
+def register_components(register):
+    """The ``aspect_embedder`` pipe."""
+    from .factory import make_aspect_embedder
+
+    register("aspect_embedder", make_aspect_embedder,
+             assigns=["doc._.aspect_vectors", "doc._.sentence_vectors", "doc._.aspect_fallbacks"],
+             requires=["doc._.trf_data"])

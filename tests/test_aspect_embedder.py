@@ -1,0 +1,130 @@
+"""The aspect_embedder component on real CSFCube abstracts, over a tiny random backbone:
+aspect vectors, the mean-pooling start, fallbacks for missing aspects, training with the
+triplet loss, serialisation, and similar() on the component's output."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+import torch
+from spacy.tokens import DocBin
+from spacy.training import Example
+from thinc.api import Adam
+
+import scholarly_nlp
+from scholarly_nlp.doc.roles import ASPECTS, aspect_sentences
+from scholarly_nlp.ml.abstract_spans import shared_transformer_config
+from scholarly_nlp.ml.backbones import make_tiny_backbone
+from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc, read_csfcube_abstracts
+from scholarly_nlp.similarity import similar
+
+from conftest import shared
+
+WIDTH = 32
+
+
+def listener():
+    return {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0,
+            "pooling": {"@layers": "reduce_mean.v1"}, "upstream": "*"}
+
+
+@pytest.fixture(scope="module")
+def records():
+    return read_csfcube_abstracts(shared("csfcube", "abstracts-csfcube-preds.jsonl"))[:12]
+
+
+@pytest.fixture(scope="module")
+def make_nlp(tmp_path_factory, records):
+    backbone = make_tiny_backbone(tmp_path_factory.mktemp("aspects") / "tiny")
+
+    def build():
+        torch.manual_seed(0)
+        nlp = scholarly_nlp.blank()
+        nlp.add_pipe("transformer", config=shared_transformer_config(str(backbone)))
+        nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
+                                                          "width": WIDTH, "tok2vec": listener()}})
+        docs = [abstract_doc(r, nlp) for r in records[:4]]
+        nlp.initialize(lambda: [Example(d.copy(), d) for d in docs])
+        return nlp
+
+    return build
+
+
+@pytest.fixture(scope="module")
+def trained_docs(make_nlp, records):
+    nlp = make_nlp()
+    return nlp, list(nlp.pipe(abstract_doc(r, nlp) for r in records))
+
+
+def test_every_paper_gets_four_aspect_vectors_and_sentence_vectors(trained_docs, records):
+    _, docs = trained_docs
+    for doc, record in zip(docs, records):
+        assert set(doc._.aspect_vectors) == set(ASPECTS)
+        assert all(v.shape == (WIDTH,) and numpy.isfinite(v).all() for v in doc._.aspect_vectors.values())
+        assert doc._.sentence_vectors.shape == (len(aspect_sentences(doc)), WIDTH) == (1 + len(record.sentences), WIDTH)
+
+
+def test_the_untrained_head_is_mean_pooling_of_each_aspects_tokens(trained_docs):
+    nlp, docs = trained_docs
+    tok2vec = nlp.get_pipe("aspect_embedder").model.get_ref("tok2vec")
+    doc = docs[0]
+    tokvecs = tok2vec.predict([doc])[0]
+    for aspect in ("title", "method"):
+        rows = [i for span, a in aspect_sentences(doc) if a == aspect for i in range(span.start, span.end)]
+        assert rows, aspect
+        numpy.testing.assert_allclose(doc._.aspect_vectors[aspect], tokvecs[rows].mean(axis=0), rtol=1e-4, atol=1e-5)
+
+
+def test_missing_aspects_fall_back_to_the_whole_abstract_and_say_so(make_nlp):
+    nlp = make_nlp()
+    one = nlp(abstract_doc(AbstractRecord("one", "", ["We parse sentences with a neural model."], ["method"]), nlp))
+    assert one._.aspect_fallbacks == {"title": "no title", "background": "no background sentence",
+                                      "result": "no result sentence"}
+    # The fallback of an aspect pools the same tokens as the paper's only sentence.
+    numpy.testing.assert_allclose(one._.aspect_vectors["result"], one._.aspect_vectors["method"], rtol=1e-5, atol=1e-6)
+    no_abstract = nlp(abstract_doc(AbstractRecord("t", "A Title Only Paper", []), nlp))
+    assert "background" in no_abstract._.aspect_fallbacks and "title" not in no_abstract._.aspect_fallbacks
+    empty = nlp(nlp.make_doc(""))
+    assert empty._.aspect_vectors is None
+    assert set(empty._.aspect_fallbacks) == set(ASPECTS)
+
+
+def test_triplet_training_separates_papers_from_others(make_nlp, records):
+    nlp = make_nlp()
+    examples = []
+    for r in records[:8]:
+        view = AbstractRecord(r.paper_id + "#view", "", r.sentences[::-1], r.roles[::-1])
+        for doc in (abstract_doc(r, nlp), abstract_doc(view, nlp)):
+            doc._.paper_meta = {**doc._.paper_meta, "aspect_group": r.paper_id}
+            examples.append(Example(doc.copy(), doc))
+    for eg in examples:  # the frozen shared transformer annotates once, as in train_aspects.py
+        nlp.get_pipe("transformer")(eg.predicted)
+    embedder = nlp.get_pipe("aspect_embedder")
+    before = embedder.score(examples)["aspect_loss"]
+    optimizer = Adam(0.01)
+    for _ in range(12):
+        nlp.update(examples, sgd=optimizer, exclude=["transformer"])
+    after = embedder.score(examples)["aspect_loss"]
+    assert after < before * 0.8, (before, after)
+
+
+def test_pipeline_and_docbin_round_trips_keep_the_vectors(trained_docs, tmp_path, records):
+    nlp, docs = trained_docs
+    nlp.to_disk(tmp_path / "model")
+    import spacy
+
+    again = spacy.load(tmp_path / "model")
+    doc = again(abstract_doc(records[0], again))
+    for aspect in ASPECTS:
+        numpy.testing.assert_allclose(doc._.aspect_vectors[aspect], docs[0]._.aspect_vectors[aspect], rtol=1e-5)
+    blob = DocBin(store_user_data=True, docs=[docs[0]]).to_bytes()
+    restored = list(DocBin().from_bytes(blob).get_docs(nlp.vocab))[0]
+    numpy.testing.assert_allclose(numpy.asarray(restored._.aspect_vectors["method"]), docs[0]._.aspect_vectors["method"])
+
+
+def test_similar_ranks_the_components_output_and_explains_each_hit(trained_docs):
+    _, docs = trained_docs
+    hits = similar(docs[0], docs, facet="method", k=5)
+    assert len(hits) == 5 and docs[0]._.paper_id not in {h.paper_id for h in hits}
+    assert [h.distance for h in hits] == sorted(h.distance for h in hits)
+    assert all(h.explanation.query_sentence and h.explanation.candidate_sentence for h in hits)
