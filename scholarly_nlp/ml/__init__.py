@@ -5,7 +5,6 @@ Importing the package registers its thinc architectures (``scholarly_nlp.CrossEn
 name either in its config even where the entry points are not installed.
 """
 
-from . import abstract_spans  # noqa: F401  (registers scholarly_nlp.title_abstract_spans.v1)
 from .bi_encoder_scorer import BiEncoderScorer
 from .cross_encoder import CrossEncoder
 
