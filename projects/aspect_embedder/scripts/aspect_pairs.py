@@ -1,0 +1,120 @@
+"""Weak supervision for the aspect embedder: papers paired with what others say about them.
+
+For every ScisummNet reference paper (ACL Anthology, the domain of CSFCube) the anchor is
+its title and abstract; the positive is a pseudo-abstract made of the citances that other
+papers wrote about it (citation markers removed, up to ``--max-citances``, most
+authoritative citing papers first). Citances state what the citing authors found
+notable: its method, its results, the problem it addresses, so the pair teaches which parts
+of an abstract carry a paper's identity per aspect. This is the textual signal Aspire
+learns from (co-citation context sentences); our corpus has citances, not co-citations.
+No CSFCube relevance label is used, and reference papers whose title matches a CSFCube
+query paper (``queries-release.csv``) are left out.
+
+Writes a DocBin of paper Docs, anchor then positive, with ``paper_meta["aspect_group"]``
+set to the reference paper id.
+
+    python scripts/aspect_pairs.py SCISUMMNET_DIR QUERIES_CSV OUT.spacy [--max-citances 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import scholarly_nlp
+from scholarly_nlp.linking.bm25_stage import strip_citation_markers
+from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc
+from scholarly_nlp.readers.clscisumm import read_citing_sentences, read_reference_xml
+
+GROUP_KEY = "aspect_group"
+MIN_ABSTRACT_SENTENCES = 2
+MIN_CITANCES = 2
+
+
+def normalise_title(title: str) -> str:
+    """Lower-case letters and digits only, for matching titles across sources."""
+    return re.sub(r"[^a-z0-9]+", "", title.lower())
+
+
+def query_titles(queries_csv: Path) -> set[str]:
+    """Normalised titles of CSFCube's query papers."""
+    with open(queries_csv, newline="", encoding="utf-8") as fh:
+        return {normalise_title(row["title"]) for row in csv.DictReader(fh)}
+
+
+def reference_pair(rp_dir: Path, max_citances: int) -> tuple[AbstractRecord, AbstractRecord] | None:
+    """(abstract record, citance record) of one ScisummNet folder, or None if too thin."""
+    xml = rp_dir / "Reference_XML" / f"{rp_dir.name}.xml"
+    citing = rp_dir / "citing_sentences.json"
+    if not xml.exists() or not citing.exists():
+        return None
+    paper = read_reference_xml(xml, paper_id=rp_dir.name)
+    abstract = [paper_sentence for block in paper.blocks_of("abstract")
+                for paper_sentence in _block_sentences(block)]
+    if len(abstract) < MIN_ABSTRACT_SENTENCES:
+        return None
+    citances = sorted(read_citing_sentences(citing), key=lambda c: -c["citing_paper_authority"])
+    texts = []
+    for citance in citances:
+        text = strip_citation_markers(citance["clean_text"] or citance["raw_text"])
+        if len(text.split()) >= 5 and text not in texts:
+            texts.append(text)
+        if len(texts) >= max_citances:
+            break
+    if len(texts) < MIN_CITANCES:
+        return None
+    anchor = AbstractRecord(rp_dir.name, paper.title, abstract)
+    positive = AbstractRecord(f"{rp_dir.name}#citances", "", texts)
+    return anchor, positive
+
+
+def _block_sentences(block) -> list[str]:
+    spans = block.sentences or [(0, len(block.text))]
+    return [block.text[a:b].strip() for a, b in spans if block.text[a:b].strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the pairs DocBin; prints how many papers were used and skipped."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("scisummnet_dir", type=Path)
+    parser.add_argument("queries_csv", type=Path)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("--max-citances", type=int, default=8)
+    parser.add_argument("--limit", type=int, default=0, help="at most this many papers (0: all)")
+    args = parser.parse_args(argv)
+    excluded = query_titles(args.queries_csv)
+    nlp = scholarly_nlp.blank()
+    docs, skipped, held_out = [], 0, 0
+    for rp_dir in sorted(p for p in args.scisummnet_dir.iterdir() if p.is_dir()):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                pair = reference_pair(rp_dir, args.max_citances)
+            except scholarly_nlp.ScholarlyNLPError as exc:
+                print(f"skipped {rp_dir.name}: {exc}", file=sys.stderr)
+                pair = None
+        if pair is None:
+            skipped += 1
+            continue
+        if normalise_title(pair[0].title) in excluded:
+            held_out += 1
+            continue
+        for record in pair:
+            doc = abstract_doc(record, nlp)
+            doc._.paper_meta = {**(doc._.paper_meta or {}), GROUP_KEY: rp_dir.name}
+            docs.append(doc)
+        if args.limit and len(docs) >= 2 * args.limit:
+            break
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    scholarly_nlp.save_docbin(docs, args.output)
+    print(f"{len(docs) // 2} pairs written to {args.output}; {skipped} papers too thin, "
+          f"{held_out} excluded as CSFCube queries")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Evaluate the aspect pipeline on a CSFCube directory, with the baselines in the same table.
+
+    python scripts/evaluate.py MODEL CSFCUBE_DIR OUTPUT_DIR METRICS_JSON
+        [--roles shipped|predicted] [--baselines tfidf,bm25,minilm] [--backbone NAME]
+
+CSFCUBE_DIR has the published layout (``abstracts-csfcube-preds.jsonl``,
+``test-pid2anns-csfcube-{background,method,result}.json``, optionally
+``evaluation_splits.json``). Every query of the pid2anns files is ranked; the ranked pools
+go to OUTPUT_DIR in the official format ``test-pid2pool-csfcube-<model>-<facet>-ranked.json``
+(``{query_pid: [[cand_pid, distance], ...]}``, smallest distance first), and METRICS_JSON
+gets MAP, NDCG%20, NDCG@20, MRR and R@20 per facet and for ``all`` (every query-facet pair
+pooled) as CSFCube's ``ranking_eval.py`` computes them, with a ``baselines`` section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import spacy
+
+from scholarly_nlp import write_atomic
+from scholarly_nlp.similarity.baselines import BM25FacetRanker, MiniLMRanker, TfidfFacetRanker
+from scholarly_nlp.similarity.csfcube_eval import evaluate_rankers, metrics_table
+from scholarly_nlp.similarity.pipeline_ranker import ROLE_SOURCES, AspectPipelineRanker
+
+MODEL_NAME = "aspect_embedder"
+BASELINES = ("tfidf", "bm25", "minilm")
+
+
+def baseline_rankers(names: list[str], backbone: str | None) -> dict:
+    """The named baselines (``tfidf``, ``bm25``, ``minilm``)."""
+    make = {"tfidf": TfidfFacetRanker, "bm25": BM25FacetRanker, "minilm": lambda: MiniLMRanker(backbone=backbone)}
+    unknown = [n for n in names if n not in make]
+    if unknown:
+        raise SystemExit(f"unknown baseline(s) {unknown}; known: {sorted(make)}")
+    return {name: make[name]() for name in names}
+
+
+def main(argv=None) -> int:
+    """Rank, write the pools and the metrics, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model", type=Path)
+    parser.add_argument("csfcube_dir", type=Path)
+    parser.add_argument("output_dir", type=Path)
+    parser.add_argument("metrics", type=Path)
+    parser.add_argument("--roles", choices=ROLE_SOURCES, default="shipped")
+    parser.add_argument("--baselines", default=",".join(BASELINES), help="comma-separated; empty for none")
+    parser.add_argument("--backbone", default=None, help="backbone of the zero-shot MiniLM baseline")
+    args = parser.parse_args(argv)
+    for name in ("abstracts-csfcube-preds.jsonl", "test-pid2anns-csfcube-method.json"):
+        if not (args.csfcube_dir / name).exists():
+            raise SystemExit(f"{args.csfcube_dir}: not a CSFCube directory ({name} is missing)")
+    if not (args.model / "config.cfg").exists():
+        raise SystemExit(f"{args.model}: no trained pipeline there; run `weasel run all` (or `weasel run smoke`) first")
+    started = time.time()
+    nlp = spacy.load(args.model)
+    names = [n for n in args.baselines.split(",") if n]
+    baselines = baseline_rankers(names, args.backbone)
+    model = {MODEL_NAME: AspectPipelineRanker(nlp, roles=args.roles)}
+    results = evaluate_rankers(args.csfcube_dir, model, output_dir=args.output_dir)
+    # Baselines' pools go to a subfolder: OUTPUT_DIR holds the evaluated model's files only.
+    results.update(evaluate_rankers(args.csfcube_dir, baselines, output_dir=args.output_dir / "baselines"))
+    report = dict(results[MODEL_NAME])
+    report["model"] = str(args.model)
+    report["roles"] = args.roles
+    report["baselines"] = {n: results[n] for n in names}
+    train_log = args.model / "train_log.json"
+    if train_log.exists():
+        report["training"] = {k: v for k, v in json.loads(train_log.read_text()).items() if k != "log"}
+    report["seconds"] = round(time.time() - started, 1)
+    args.metrics.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(args.metrics, json.dumps(report, indent=2))
+    print(metrics_table(results))
+    print(f"pools in {args.output_dir}, metrics in {args.metrics} ({report['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

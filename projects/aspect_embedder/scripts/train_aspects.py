@@ -1,0 +1,130 @@
+"""Train the aspect embedder's pooling head on the weak-supervision pairs.
+
+The shared transformer and the role tagger stay frozen (see the project README for why),
+so their annotations are computed once per Doc and each epoch only runs the pooling head:
+minutes on a CPU instead of hours. After every epoch the model is scored on the CSFCube
+*development* fold (``evaluation_splits.json`` ``fold1_dev``: tuning data, never the test
+queries) and the best epoch is kept; epoch 0 is the untrained head (mean pooling per
+aspect), so training is kept only if it beats zero-shot.
+
+    python scripts/train_aspects.py BASE_MODEL PAIRS.spacy CSFCUBE_DIR OUTPUT_DIR [--epochs 8]
+
+BASE_MODEL is a pipeline with ``transformer`` and ``sentence_role_tagger``; OUTPUT_DIR gets
+that pipeline plus the trained ``aspect_embedder`` and ``train_log.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import spacy
+from spacy.training import Example
+from thinc.api import Adam, fix_random_seed
+
+import scholarly_nlp
+from scholarly_nlp.metrics.csfcube import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
+from scholarly_nlp.readers.abstracts import abstract_doc, read_csfcube_abstracts
+from scholarly_nlp.similarity.vectors import facet_search_vector
+
+GROUP_KEY = "aspect_group"
+DEV_FOLD = "fold1_dev"
+
+
+def annotate(nlp, docs, batch_size=32):
+    """Run every pipe before the aspect embedder over ``docs`` (in place, returns them)."""
+    names = [name for name, _ in nlp.pipeline if name != "aspect_embedder"]
+    with nlp.select_pipes(enable=names):
+        return list(nlp.pipe(docs, batch_size=batch_size))
+
+
+def dev_map(nlp, csf_docs, data_dir: Path) -> dict:
+    """CSFCube dev-fold MAP / NDCG%20 per facet and their mean, with the current head."""
+    embedder = nlp.get_pipe("aspect_embedder")
+    embedder.set_annotations(csf_docs, embedder.predict(csf_docs))
+    by_id = {doc._.paper_id: doc for doc in csf_docs}
+    out = {}
+    for facet in ("background", "method", "result"):
+        qrels = load_csfcube_qrels(data_dir, facet)
+        folds = {k: v for k, v in read_csfcube_folds(data_dir / "evaluation_splits.json", facet).items() if k == DEV_FOLD}
+        ranked = {}
+        for qpid in folds[DEV_FOLD]:
+            q = facet_search_vector(by_id[qpid]._.aspect_vectors, facet)
+            cands = list(qrels[qpid])
+            dist = [float(((facet_search_vector(by_id[c]._.aspect_vectors, facet) - q) ** 2).sum()) for c in cands]
+            ranked[qpid] = [c for _, c in sorted(zip(dist, cands))]
+        metrics = evaluate_csfcube(ranked, {q: qrels[q] for q in folds[DEV_FOLD]})
+        out[facet] = {"MAP": 100 * metrics["map"], "NDCG%20": 100 * metrics["ndcg%20"]}
+    out["mean"] = {k: sum(out[f][k] for f in ("background", "method", "result")) / 3 for k in ("MAP", "NDCG%20")}
+    return out
+
+
+def main(argv=None) -> int:
+    """Train, select the best epoch on the dev fold, save the pipeline."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("base_model", type=Path)
+    parser.add_argument("pairs", type=Path)
+    parser.add_argument("csfcube_dir", type=Path)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--groups-per-batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--margin", type=float, default=0.2)
+    parser.add_argument("--limit", type=int, default=0, help="use at most this many pairs (0: all)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    fix_random_seed(args.seed)
+    nlp = spacy.load(args.base_model)
+    width = nlp.get_pipe("transformer").model.get_dim("nO")
+    config = {"margin": args.margin, "model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
+              "width": width, "tok2vec": {"@architectures": "spacy-transformers.TransformerListener.v1",
+                                          "grad_factor": 1.0, "pooling": {"@layers": "reduce_mean.v1"},
+                                          "upstream": "*"}}}
+    embedder = nlp.add_pipe("aspect_embedder", config=config)
+    started = time.time()
+    pairs = list(scholarly_nlp.load_docbin(args.pairs, nlp.vocab))
+    if args.limit:
+        pairs = pairs[: 2 * args.limit]
+    pairs = annotate(nlp, pairs)
+    csf_docs = annotate(nlp, [abstract_doc(r, nlp) for r in
+                              read_csfcube_abstracts(args.csfcube_dir / "abstracts-csfcube-preds.jsonl")])
+    print(f"annotated {len(pairs)} pair docs and {len(csf_docs)} CSFCube docs in {time.time() - started:.0f} s")
+    groups: dict = {}
+    for doc in pairs:
+        groups.setdefault((doc._.paper_meta or {}).get(GROUP_KEY), []).append(doc)
+    groups.pop(None, None)
+    group_ids = sorted(groups)
+    embedder.initialize(lambda: [Example(d, d) for d in pairs[:10]], nlp=nlp)
+    optimizer = Adam(args.lr)
+    log = [{"epoch": 0, "loss": None, "dev": dev_map(nlp, csf_docs, args.csfcube_dir)}]
+    print(json.dumps(log[-1]))
+    best = (log[0]["dev"]["mean"]["MAP"], 0, embedder.model.to_bytes())
+    rng = random.Random(args.seed)
+    for epoch in range(1, args.epochs + 1):
+        rng.shuffle(group_ids)
+        total = 0.0
+        for start in range(0, len(group_ids), args.groups_per_batch):
+            batch = [doc for g in group_ids[start : start + args.groups_per_batch] for doc in groups[g]]
+            losses: dict = {}
+            embedder.update([Example(d, d) for d in batch], sgd=optimizer, losses=losses)
+            total += losses["aspect_embedder"]
+        log.append({"epoch": epoch, "loss": total, "dev": dev_map(nlp, csf_docs, args.csfcube_dir)})
+        print(json.dumps(log[-1]))
+        if log[-1]["dev"]["mean"]["MAP"] > best[0]:
+            best = (log[-1]["dev"]["mean"]["MAP"], epoch, embedder.model.to_bytes())
+    embedder.model.from_bytes(best[2])
+    args.output.mkdir(parents=True, exist_ok=True)
+    nlp.to_disk(args.output)
+    summary = {"best_epoch": best[1], "best_dev_map": best[0], "pairs": len(group_ids),
+               "seconds": round(time.time() - started), "log": log, "args": {k: str(v) for k, v in vars(args).items()}}
+    (args.output / "train_log.json").write_text(json.dumps(summary, indent=2))
+    print(f"best epoch {best[1]} (dev MAP {best[0]:.2f}); saved to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
