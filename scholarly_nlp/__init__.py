@@ -21,6 +21,17 @@ from .doc.serialize import (
     save_json,
     write_atomic,
 )
+from .doc.roles import (
+    ASPECTS,
+    FACETS,
+    ROLES,
+    abstract_sentences,
+    aspect_of_role,
+    aspect_sentences,
+    check_facet,
+    set_roles,
+    title_span,
+)
 from .doc.types import Citance, Figure, Section
 from .errors import (
     EmptyDocumentError,
@@ -41,7 +52,9 @@ from .components_api import add_component
 from .paper import BibEntry, Block, FigureInfo, InlineRef, Paper
 from .paper import Section as PaperSection
 from .plugins import PluginRegistry, get_registry
+from .readers.abstracts import AbstractRecord, abstract_doc, read_csabstruct, read_csfcube_abstracts
 from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
+from .similarity import AspectIndex, SentenceMatch, SimilarPaper, similar
 from .text.segmenter import split_sentences
 
 __version__ = "0.1.0"
@@ -49,6 +62,9 @@ __version__ = "0.1.0"
 install_extensions()
 
 __all__ = [
+    "ASPECTS", "AbstractRecord", "AspectIndex", "FACETS", "ROLES", "SentenceMatch", "SimilarPaper", "abstract_doc",
+    "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_facet", "read_csabstruct",
+    "read_csfcube_abstracts", "set_roles", "similar", "title_span",
     "BibEntry", "Block", "PaperSection", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",

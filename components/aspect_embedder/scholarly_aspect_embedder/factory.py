@@ -26,7 +26,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
-from scholarly_nlp.doc.roles import ASPECTS, aspect_sentences
+from scholarly_nlp import ASPECTS, aspect_sentences
 
 from .loss import aspect_triplet_loss
 from .model import ARCH

@@ -14,7 +14,7 @@ from typing import Hashable, List, Optional, Sequence, Tuple
 
 import numpy
 
-from scholarly_nlp.doc.roles import ASPECTS, FACETS
+from scholarly_nlp import ASPECTS, FACETS
 
 
 def triplet_indices(groups: Sequence[Optional[Hashable]]) -> List[Tuple[int, int, int]]:

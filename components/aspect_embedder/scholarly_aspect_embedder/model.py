@@ -27,7 +27,7 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
 from thinc.types import Floats2d
 
-from scholarly_nlp.doc.roles import ASPECTS, aspect_sentences
+from scholarly_nlp import ASPECTS, aspect_sentences
 
 ARCH = "scholarly_aspects.AttentionAspectPooler.v1"
 
