@@ -53,9 +53,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     for name in ("abstracts-csfcube-preds.jsonl", "test-pid2anns-csfcube-method.json"):
         if not (args.csfcube_dir / name).exists():
-            raise SystemExit(f"{args.csfcube_dir}: not a CSFCube directory ({name} is missing)")
+            raise SystemExit(f"error: {args.csfcube_dir}: not a CSFCube directory ({name} is missing)")
     if not (args.model / "config.cfg").exists():
-        raise SystemExit(f"{args.model}: no trained pipeline there; run `weasel run all` (or `weasel run smoke`) first")
+        raise SystemExit(f"error: no trained pipeline at {args.model}; run `weasel run all` (or `weasel run smoke`) first")
     started = time.time()
     nlp = spacy.load(args.model)
     names = [n for n in args.baselines.split(",") if n]

@@ -1,0 +1,119 @@
+"""The aspect_embedder Weasel project: the evaluate interface on a CSFCube directory
+(official ranked pools, metrics per facet and all, baselines), bad input, the smoke
+workflow, and the similar command with the pipeline the smoke workflow trains."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+import torch
+from click.testing import CliRunner
+from spacy.training import Example
+
+import scholarly_nlp
+from scholarly_nlp.cli import cli
+from scholarly_nlp.ml.abstract_spans import shared_transformer_config
+from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+from conftest import REPO, shared
+
+PROJECT = REPO / "projects" / "aspect_embedder"
+SCRIPTS = PROJECT / "scripts"
+OUTPUTS = ("corpus", "training", "metrics", "output", "smoke", "assets", "__pycache__", "project.lock")
+FACETS = ("background", "method", "result")
+METRICS = ("MAP", "NDCG%20", "NDCG@20", "MRR", "R@20")
+
+
+def run(args, cwd, timeout=900):
+    """Run a command; return the CompletedProcess (text output)."""
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def mini_csfcube(tmp_path_factory):
+    """Two queries per facet with 30-candidate pools, in the published layout."""
+    out = tmp_path_factory.mktemp("csfcube") / "mini"
+    proc = run([sys.executable, str(SCRIPTS / "mini_csfcube.py"), str(shared("csfcube")), str(out)], cwd=out.parent)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_pipeline(tmp_path_factory):
+    """transformer (tiny random backbone) + sentence_role_tagger + aspect_embedder, saved."""
+    root = tmp_path_factory.mktemp("aspect_pipeline")
+    backbone = make_tiny_backbone(root / "tiny")
+    torch.manual_seed(0)
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("transformer", config=shared_transformer_config(str(backbone)))
+    listener = {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0,
+                "pooling": {"@layers": "reduce_mean.v1"}, "upstream": "*"}
+    nlp.add_pipe("sentence_role_tagger", config={"model": {"@architectures": "scholarly_facets.SentenceRoleTagger.v1",
+                                                           "tok2vec": listener}})
+    nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
+                                                      "width": 32, "tok2vec": listener}})
+    records = scholarly_nlp.read_csabstruct(shared("csabstruct", "dev.jsonl"))[:4]
+    docs = [scholarly_nlp.abstract_doc(r, nlp) for r in records]
+    nlp.initialize(lambda: [Example(d.copy(), d) for d in docs])
+    nlp.to_disk(root / "model")
+    return root / "model"
+
+
+def test_evaluate_writes_official_pools_and_metrics_per_facet_and_all(tmp_path, mini_csfcube, tiny_pipeline):
+    out, metrics_path = tmp_path / "out", tmp_path / "metrics" / "csfcube.json"
+    proc = run([sys.executable, str(SCRIPTS / "evaluate.py"), str(tiny_pipeline), str(mini_csfcube), str(out),
+                str(metrics_path), "--baselines", "tfidf,bm25"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    for facet in FACETS:
+        anns = json.loads((mini_csfcube / f"test-pid2anns-csfcube-{facet}.json").read_text())
+        pools = json.loads((out / f"test-pid2pool-csfcube-aspect_embedder-{facet}-ranked.json").read_text())
+        assert set(pools) == set(anns)
+        for qpid, ranked in pools.items():
+            assert sorted(c for c, _ in ranked) == sorted(anns[qpid]["cands"])
+            distances = [d for _, d in ranked]
+            assert distances == sorted(distances)
+        assert (out / "baselines" / f"test-pid2pool-csfcube-bm25-{facet}-ranked.json").exists()
+    metrics = json.loads(metrics_path.read_text())
+    for block in [metrics[f] for f in FACETS + ("all",)] + [metrics["baselines"][b]["all"] for b in ("tfidf", "bm25")]:
+        assert set(METRICS) <= set(block) and all(0.0 <= block[m] <= 100.0 for m in METRICS)
+    assert metrics["all"]["num_queries"] == sum(metrics[f]["num_queries"] for f in FACETS) == 6
+    assert metrics["folds"]["all"]["fold1_dev"]["num_queries"] == 6
+
+
+def test_evaluate_bad_input_is_one_line(tmp_path, mini_csfcube, tiny_pipeline):
+    not_csfcube = run([sys.executable, str(SCRIPTS / "evaluate.py"), str(tiny_pipeline), str(tmp_path),
+                       str(tmp_path / "o"), str(tmp_path / "m.json")], cwd=tmp_path)
+    assert not_csfcube.returncode != 0 and "Traceback" not in not_csfcube.stderr
+    assert "not a CSFCube directory" in not_csfcube.stderr
+    no_model = run([sys.executable, str(SCRIPTS / "evaluate.py"), str(tmp_path / "missing"), str(mini_csfcube),
+                    str(tmp_path / "o"), str(tmp_path / "m.json")], cwd=tmp_path)
+    assert no_model.returncode != 0 and "Traceback" not in no_model.stderr
+    assert "no trained pipeline" in no_model.stderr
+
+
+@pytest.mark.slow
+def test_smoke_workflow_and_similar_with_its_model(tmp_path):
+    project = tmp_path / "aspect_embedder"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(*OUTPUTS))
+    proc = run([sys.executable, "-m", "weasel", "run", "smoke", str(project),
+                f"--vars.csfcube_dir={shared('csfcube')}", f"--vars.csabstruct_dir={shared('csabstruct')}",
+                f"--vars.scisummnet_dir={shared('clscisumm', 'train-scisummnet')}"], cwd=tmp_path, timeout=1500)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    metrics = json.loads((project / "smoke" / "metrics" / "csfcube.json").read_text())
+    assert metrics["all"]["num_queries"] == 6 and set(metrics["baselines"]) == {"tfidf", "bm25"}
+    log = json.loads((project / "smoke" / "training" / "aspect-model" / "train_log.json").read_text())
+    assert log["pairs"] == 16 and [e["epoch"] for e in log["log"]] == [0, 1]
+    model = project / "smoke" / "training" / "aspect-model"
+    corpus = project / "smoke" / "csfcube" / "abstracts-csfcube-preds.jsonl"
+    query = json.loads((project / "smoke" / "csfcube" / "test-pid2anns-csfcube-method.json").read_text())
+    qpid = next(iter(query))
+    result = CliRunner().invoke(cli, ["similar", qpid, str(corpus), "--facet", "method", "-k", "3", "--model",
+                                      str(model), "--json"])
+    assert result.exit_code == 0, result.output
+    hits = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
+    assert len(hits) == 3 and qpid not in {h["paper_id"] for h in hits}
+    assert all(h["explanation"]["query_sentence"] and "method" in h["aspect_scores"] for h in hits)
