@@ -242,8 +242,9 @@ print(json.dumps({{"pipes": nlp.pipe_names, "registered": record["registered"],
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["pipes"] == [PIPE]
-    assert out["registered"]["components"] == [PIPE]
-    assert set(out["registered"]["extensions"]) == {"doc._.citance_facets", "doc._.citance_facet_scores"}
+    assert out["registered"]["components"] == [PIPE, "sentence_role_tagger"]
+    assert set(out["registered"]["extensions"]) == {"doc._.citance_facets", "doc._.citance_facet_scores",
+                                                    "doc._.role_scores"}
     assert out["extension"] is True
     assert out["labels"] == nlp.get_pipe(PIPE).classify(texts)
 

@@ -6,20 +6,27 @@ setup(
     name="scholarly-nlp-facet-classifier",
     version="0.1.0",
     description="Citance facet classification for scholarly_nlp (CL-SciSumm Task 1B): why is a paper cited "
-                "(Aim, Hypothesis, Implication, Method, Results), multi-label.",
+                "(Aim, Hypothesis, Implication, Method, Results), multi-label; and the abstract sentence role "
+                "tagger (CSAbstruct roles) on the shared transformer.",
     license="MIT",
     python_requires=">=3.9",
     packages=find_packages(include=["scholarly_facet_classifier", "scholarly_facet_classifier.*"]),
-    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "numpy>=1.24", "scikit-learn"],
+    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "numpy>=1.24", "scikit-learn",
+                      "spacy-transformers>=1.3"],
     entry_points={
         "scholarly_nlp": ["facet_classifier = scholarly_facet_classifier.plugin"],
         # Declared directly too (as the figure ranker does), so spacy.load finds them either way.
         "spacy_factories": [
             "citance_facet_classifier = scholarly_facet_classifier.factory:make_citance_facet_classifier",
+            "sentence_role_tagger = scholarly_facet_classifier.role_tagger:make_sentence_role_tagger",
         ],
         "spacy_architectures": [
             "scholarly_facets.TfidfLinear.v1 = scholarly_facet_classifier.models:TfidfLinear",
             "scholarly_facets.TransformerClassifier.v1 = scholarly_facet_classifier.models:TransformerClassifier",
+            "scholarly_facets.SentenceRoleTagger.v1 = scholarly_facet_classifier.role_model:SentenceRoleTagger",
+        ],
+        "spacy_callbacks": [
+            "scholarly_facets.init_frozen_transformer.v1 = scholarly_facet_classifier.role_tagger:init_frozen_transformer",
         ],
     },
 )

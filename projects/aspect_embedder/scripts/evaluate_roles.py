@@ -1,0 +1,144 @@
+"""Evaluate a trained sentence role tagger: CSAbstruct dev, and agreement with CSFCube's shipped roles.
+
+Usage::
+
+    python scripts/evaluate_roles.py training/roles/model-best [--output] metrics/roles.json \
+        [--csabstruct-dev ../../../shared/data/csabstruct/dev.jsonl] \
+        [--csfcube ../../../shared/data/csfcube/abstracts-csfcube-preds.jsonl] [--limit N]
+
+* ``csabstruct_dev``: accuracy, macro-F1, Cohen's kappa and per-label P/R/F1 of the tagger
+  against CSAbstruct's gold dev labels;
+* ``csfcube_agreement``: the same measures of the tagger against CSFCube's shipped
+  ``pred_labels`` (themselves a model's predictions, so this is agreement, not accuracy),
+  with the tagger run with ``overwrite = true`` so that it predicts instead of keeping them;
+* confusion matrices (rows: reference, columns: tagger) and documents per second.
+
+The JSON report is written to the given path (its folder is created).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parents[2].parent / "shared" / "data"
+DEFAULT_DEV = SHARED / "csabstruct" / "dev.jsonl"
+DEFAULT_CSFCUBE = SHARED / "csfcube" / "abstracts-csfcube-preds.jsonl"
+COMPONENT = "sentence_role_tagger"
+
+
+def confusion(reference: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> Dict[str, Dict[str, int]]:
+    """Counts ``{reference label: {predicted label: n}}`` over ``labels``."""
+    table = {r: {p: 0 for p in labels} for r in labels}
+    for r, p in zip(reference, predicted):
+        if r in table and p in table[r]:
+            table[r][p] += 1
+    return table
+
+
+def tag_records(nlp, records, batch_size: int = 32) -> tuple[List[str], List[str], float]:
+    """(reference roles, tagger roles, seconds) over the labelled records, sentence by sentence.
+
+    The tagger is run with ``overwrite`` on, so it replaces any roles the Docs arrive with.
+    """
+    from scholarly_nlp.doc.roles import ROLE_GROUP
+    from scholarly_nlp.readers.abstracts import abstract_doc
+
+    tagger = nlp.get_pipe(COMPONENT)
+    tagger.cfg["overwrite"] = True
+    reference: List[str] = []
+    predicted: List[str] = []
+    docs, golds = [], []
+    for record in records:
+        if record.roles is None:
+            continue
+        doc = abstract_doc(record, nlp)
+        gold = [s.label_ for s in sorted(doc.spans.get(ROLE_GROUP, []), key=lambda s: s.start)]
+        if gold:
+            docs.append(doc)
+            golds.append(gold)
+    start = time.perf_counter()
+    for doc, gold in zip(nlp.pipe(docs, batch_size=batch_size), golds):
+        roles = [s.label_ for s in sorted(doc.spans.get(ROLE_GROUP, []), key=lambda s: s.start)]
+        if len(roles) != len(gold):
+            raise ValueError(f"paper {doc._.paper_id}: {len(roles)} predicted roles for {len(gold)} sentences")
+        reference.extend(gold)
+        predicted.extend(roles)
+    return reference, predicted, time.perf_counter() - start
+
+
+def report(reference: Sequence[str], predicted: Sequence[str], n_docs: int, seconds: float) -> Dict[str, Any]:
+    """Metrics (see :func:`role_metrics`), confusion matrix, document count and speed."""
+    from scholarly_facet_classifier.role_tagger import role_metrics
+    from scholarly_nlp.doc.roles import ROLES
+
+    metrics = role_metrics(reference, predicted, ROLES)
+    metrics["confusion"] = confusion(reference, predicted, ROLES)
+    metrics["docs"] = n_docs
+    metrics["seconds"] = round(seconds, 1)
+    metrics["docs_per_second"] = round(n_docs / seconds, 2) if seconds else None
+    return metrics
+
+
+def evaluate(model: Path, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: Optional[Path] = DEFAULT_CSFCUBE,
+             limit: int = 0, batch_size: int = 32) -> Dict[str, Any]:
+    """The evaluation report of the pipeline at ``model`` (a dict; see the module docstring)."""
+    import spacy
+
+    from scholarly_nlp.readers.abstracts import read_csabstruct, read_csfcube_abstracts
+
+    nlp = spacy.load(model)
+    if COMPONENT not in nlp.pipe_names:
+        raise SystemExit(f"{model}: the pipeline has no {COMPONENT} (pipes: {nlp.pipe_names})")
+    out: Dict[str, Any] = {"model": str(model), "pipeline": nlp.pipe_names}
+    if csabstruct_dev is not None:
+        records = read_csabstruct(csabstruct_dev)
+        records = records[:limit] if limit > 0 else records
+        ref, pred, seconds = tag_records(nlp, records, batch_size)
+        out["csabstruct_dev"] = report(ref, pred, len(records), seconds)
+        out["csabstruct_dev"]["source"] = str(csabstruct_dev)
+    if csfcube is not None:
+        records = read_csfcube_abstracts(csfcube)
+        records = records[:limit] if limit > 0 else records
+        ref, pred, seconds = tag_records(nlp, records, batch_size)
+        out["csfcube_agreement"] = report(ref, pred, sum(r.roles is not None for r in records), seconds)
+        out["csfcube_agreement"]["source"] = str(csfcube)
+        out["csfcube_agreement"]["note"] = "reference = CSFCube's shipped pred_labels (a model's output)"
+    return out
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Command line entry point (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model", type=Path, help="a trained pipeline folder (e.g. training/roles/model-best)")
+    parser.add_argument("output", type=Path, nargs="?", help="the JSON report to write (or --output)")
+    parser.add_argument("--output", dest="output_opt", type=Path, default=None, help="the JSON report to write")
+    parser.add_argument("--csabstruct-dev", type=Path, default=DEFAULT_DEV)
+    parser.add_argument("--csfcube", type=Path, default=DEFAULT_CSFCUBE)
+    parser.add_argument("--no-csfcube", action="store_true", help="skip the CSFCube agreement")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N abstracts of each file (0: all)")
+    parser.add_argument("--batch-size", type=int, default=32)
+    args = parser.parse_args(argv)
+    args.output = args.output_opt or args.output
+    if args.output is None:
+        parser.error("give the JSON report's path (positional or --output)")
+    result = evaluate(args.model, args.csabstruct_dev, None if args.no_csfcube else args.csfcube, args.limit,
+                      args.batch_size)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    for key in ("csabstruct_dev", "csfcube_agreement"):
+        if key in result:
+            r = result[key]
+            f1s = ", ".join(f"{k} {v['f']:.3f}" for k, v in r["per_label"].items())
+            print(f"{key}: accuracy {r['accuracy']:.4f}, macro-F1 {r['macro_f1']:.4f}, kappa {r['kappa']:.4f} ({f1s})")
+    print(f"-> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
