@@ -15,6 +15,7 @@ import scholarly_nlp
 from scholarly_nlp.doc.roles import ASPECTS, aspect_sentences
 from scholarly_nlp.ml.abstract_spans import shared_transformer_config
 from scholarly_nlp.ml.backbones import make_tiny_backbone
+from scholarly_nlp.ml.listener import transformer_listener_config
 from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc, read_csfcube_abstracts
 from scholarly_nlp.similarity import similar
 
@@ -24,8 +25,7 @@ WIDTH = 32
 
 
 def listener():
-    return {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0,
-            "pooling": {"@layers": "reduce_mean.v1"}, "upstream": "*"}
+    return transformer_listener_config()
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ import scholarly_nlp
 from scholarly_nlp.cli import cli
 from scholarly_nlp.ml.abstract_spans import shared_transformer_config
 from scholarly_nlp.ml.backbones import make_tiny_backbone
+from scholarly_nlp.ml.listener import transformer_listener_config
 
 from conftest import REPO, shared
 
@@ -50,8 +51,7 @@ def tiny_pipeline(tmp_path_factory):
     torch.manual_seed(0)
     nlp = scholarly_nlp.blank()
     nlp.add_pipe("transformer", config=shared_transformer_config(str(backbone)))
-    listener = {"@architectures": "spacy-transformers.TransformerListener.v1", "grad_factor": 1.0,
-                "pooling": {"@layers": "reduce_mean.v1"}, "upstream": "*"}
+    listener = transformer_listener_config()
     nlp.add_pipe("sentence_role_tagger", config={"model": {"@architectures": "scholarly_facets.SentenceRoleTagger.v1",
                                                            "tok2vec": listener}})
     nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, List
 
-import spacy_transformers.util  # noqa: F401  (creates registry.span_getters)
 from spacy.tokens import Doc, Span
-from spacy.util import registry
+from spacy_transformers.util import registry  # spaCy's registry, with span_getters added
 
 from ..doc.roles import abstract_sentences, title_span
 from .backbones import DEFAULT_BACKBONE, resolve_backbone

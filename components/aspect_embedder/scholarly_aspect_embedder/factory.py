@@ -16,7 +16,7 @@ Training (``update``) is weakly supervised: Examples whose reference Doc has
 """
 
 # No ``from __future__ import annotations``: spaCy validates the factory's signature.
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Iterable, Optional
 
 import numpy
 from spacy.language import Language
@@ -27,6 +27,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ASPECTS, aspect_sentences
+from scholarly_nlp.ml.listener import transformer_listener_config
 
 from .loss import aspect_triplet_loss
 from .model import ARCH
@@ -39,12 +40,7 @@ DEFAULT_MODEL = {
     "width": 384,
     "max_tokens": 512,
     "dropout": 0.1,
-    "tok2vec": {
-        "@architectures": "spacy-transformers.TransformerListener.v1",
-        "grad_factor": 1.0,
-        "pooling": {"@layers": "reduce_mean.v1"},
-        "upstream": "*",
-    },
+    "tok2vec": transformer_listener_config(),
 }
 
 

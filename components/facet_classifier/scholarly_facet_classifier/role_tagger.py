@@ -48,6 +48,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from scholarly_nlp.doc.roles import ROLE_GROUP, ROLES, abstract_sentences, set_roles
+from scholarly_nlp.ml.listener import transformer_listener_config
 from scholarly_nlp.ml.backbones import resolve_backbone
 
 from .role_model import ROLE_TAGGER_ARCH
@@ -67,12 +68,7 @@ DEFAULT_ROLE_MODEL = {
     "@architectures": ROLE_TAGGER_ARCH,
     "hidden_width": 128,
     "dropout": 0.1,
-    "tok2vec": {
-        "@architectures": "spacy-transformers.TransformerListener.v1",
-        "grad_factor": 1.0,
-        "pooling": {"@layers": "reduce_mean.v1"},
-        "upstream": "*",
-    },
+    "tok2vec": transformer_listener_config(),
 }
 ASSIGNS = ["doc.spans", "doc._.role_scores"]  # the "roles" span group and the scores
 SCORE_WEIGHTS = {"roles_macro_f": 1.0, "roles_acc": 0.0}

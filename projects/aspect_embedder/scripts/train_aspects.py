@@ -27,6 +27,7 @@ from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
 import scholarly_nlp
+from scholarly_nlp.ml.listener import transformer_listener_config
 from scholarly_nlp.metrics.csfcube import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
 from scholarly_nlp.readers.abstracts import abstract_doc, read_csfcube_abstracts
 from scholarly_nlp.similarity.vectors import facet_search_vector
@@ -81,9 +82,7 @@ def main(argv=None) -> int:
     nlp = spacy.load(args.base_model)
     width = nlp.get_pipe("transformer").model.get_dim("nO")
     config = {"margin": args.margin, "model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
-              "width": width, "tok2vec": {"@architectures": "spacy-transformers.TransformerListener.v1",
-                                          "grad_factor": 1.0, "pooling": {"@layers": "reduce_mean.v1"},
-                                          "upstream": "*"}}}
+              "width": width, "tok2vec": transformer_listener_config()}}
     embedder = nlp.add_pipe("aspect_embedder", config=config)
     started = time.time()
     pairs = list(scholarly_nlp.load_docbin(args.pairs, nlp.vocab))
