@@ -83,7 +83,7 @@ def sinusoidal_positions(n_positions: int, width: int) -> numpy.ndarray:
     return table
 
 
-def _torch_pooler(width: int, n_aspects: int, max_positions: int, dropout: float):
+def _torch_pooler(width: int, n_aspects: int, max_positions: int, dropout: float, trainable_projection: bool):
     """The torch module (built lazily so importing this file does not import torch)."""
     import torch
     from torch import nn
@@ -100,6 +100,8 @@ def _torch_pooler(width: int, n_aspects: int, max_positions: int, dropout: float
             with torch.no_grad():
                 self.projection.weight.copy_(torch.eye(width))
                 self.projection.bias.zero_()
+            # Frozen, the head only learns where to attend: the MiniLM space stays as it is.
+            self.projection.requires_grad_(trainable_projection)
             self.dropout = nn.Dropout(dropout)
 
         def forward(self, tokens, masks):  # tokens (B, T, W), masks (B, A, T) bool
@@ -125,9 +127,13 @@ def _convert_inputs(model: Model, inputs: Tuple, is_train: bool):
 
 @registry.architectures(ARCH)
 def AttentionAspectPooler(tok2vec: Model, width: int = 384, max_tokens: int = 512,
-                          dropout: float = 0.1) -> Model:
-    """Docs -> one (4, width) aspect matrix each; ``width`` must equal the tok2vec width."""
-    pooler = PyTorchWrapper_v2(_torch_pooler(width, len(ASPECTS), max_tokens, dropout),
+                          dropout: float = 0.1, trainable_projection: bool = True) -> Model:
+    """Docs -> one (4, width) aspect matrix each; ``width`` must equal the tok2vec width.
+
+    With ``trainable_projection = false`` the output projection stays the identity and
+    training only changes the attention (queries and positional gate).
+    """
+    pooler = PyTorchWrapper_v2(_torch_pooler(width, len(ASPECTS), max_tokens, dropout, trainable_projection),
                                convert_inputs=_convert_inputs)
     return Model(
         "aspect_pooler",

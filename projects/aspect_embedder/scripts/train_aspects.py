@@ -75,6 +75,8 @@ def main(argv=None) -> int:
     parser.add_argument("--groups-per-batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--margin", type=float, default=0.2)
+    parser.add_argument("--freeze-projection", action="store_true",
+                        help="train only the attention (queries, positional gate), not the output projection")
     parser.add_argument("--limit", type=int, default=0, help="use at most this many pairs (0: all)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -82,7 +84,8 @@ def main(argv=None) -> int:
     nlp = spacy.load(args.base_model)
     width = nlp.get_pipe("transformer").model.get_dim("nO")
     config = {"margin": args.margin, "model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
-              "width": width, "tok2vec": transformer_listener_config()}}
+              "width": width, "trainable_projection": not args.freeze_projection,
+              "tok2vec": transformer_listener_config()}}
     embedder = nlp.add_pipe("aspect_embedder", config=config)
     started = time.time()
     pairs = list(scholarly_nlp.load_docbin(args.pairs, nlp.vocab))
