@@ -41,7 +41,10 @@ def normalise_title(title: str) -> str:
 
 
 def query_titles(queries_csv: Path) -> set[str]:
-    """Normalised titles of CSFCube's query papers."""
+    """Normalised titles of CSFCube's query papers (none, with a warning, without the file)."""
+    if not queries_csv.exists():
+        print(f"warning: {queries_csv} not found: no paper is excluded as a CSFCube query", file=sys.stderr)
+        return set()
     with open(queries_csv, newline="", encoding="utf-8") as fh:
         return {normalise_title(row["title"]) for row in csv.DictReader(fh)}
 

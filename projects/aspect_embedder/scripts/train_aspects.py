@@ -43,6 +43,15 @@ def annotate(nlp, docs, batch_size=32):
         return list(nlp.pipe(docs, batch_size=batch_size))
 
 
+def has_dev_fold(data_dir: Path) -> bool:
+    """Whether ``evaluation_splits.json`` names a ``fold1_dev`` for every facet."""
+    splits = data_dir / "evaluation_splits.json"
+    if not splits.exists():
+        return False
+    data = json.loads(splits.read_text())
+    return all(DEV_FOLD in data.get(facet, {}) for facet in ("background", "method", "result"))
+
+
 def dev_map(nlp, csf_docs, data_dir: Path) -> dict:
     """CSFCube dev-fold MAP / NDCG%20 per facet and their mean, with the current head."""
     embedder = nlp.get_pipe("aspect_embedder")
@@ -92,8 +101,12 @@ def main(argv=None) -> int:
     if args.limit:
         pairs = pairs[: 2 * args.limit]
     pairs = annotate(nlp, pairs)
+    select = has_dev_fold(args.csfcube_dir)
+    if not select:
+        print(f"warning: no {DEV_FOLD} in {args.csfcube_dir}/evaluation_splits.json: the last epoch is kept",
+              file=sys.stderr)
     csf_docs = annotate(nlp, [abstract_doc(r, nlp) for r in
-                              read_csfcube_abstracts(args.csfcube_dir / "abstracts-csfcube-preds.jsonl")])
+                              read_csfcube_abstracts(args.csfcube_dir / "abstracts-csfcube-preds.jsonl")]) if select else []
     print(f"annotated {len(pairs)} pair docs and {len(csf_docs)} CSFCube docs in {time.time() - started:.0f} s")
     groups: dict = {}
     for doc in pairs:
@@ -102,9 +115,9 @@ def main(argv=None) -> int:
     group_ids = sorted(groups)
     embedder.initialize(lambda: [Example(d, d) for d in pairs[:10]], nlp=nlp)
     optimizer = Adam(args.lr)
-    log = [{"epoch": 0, "loss": None, "dev": dev_map(nlp, csf_docs, args.csfcube_dir)}]
+    log = [{"epoch": 0, "loss": None, "dev": dev_map(nlp, csf_docs, args.csfcube_dir) if select else None}]
     print(json.dumps(log[-1]))
-    best = (log[0]["dev"]["mean"]["MAP"], 0, embedder.model.to_bytes())
+    best = (log[0]["dev"]["mean"]["MAP"] if select else float("-inf"), 0, embedder.model.to_bytes())
     rng = random.Random(args.seed)
     for epoch in range(1, args.epochs + 1):
         rng.shuffle(group_ids)
@@ -114,17 +127,18 @@ def main(argv=None) -> int:
             losses: dict = {}
             embedder.update([Example(d, d) for d in batch], sgd=optimizer, losses=losses)
             total += losses["aspect_embedder"]
-        log.append({"epoch": epoch, "loss": total, "dev": dev_map(nlp, csf_docs, args.csfcube_dir)})
+        log.append({"epoch": epoch, "loss": total, "dev": dev_map(nlp, csf_docs, args.csfcube_dir) if select else None})
         print(json.dumps(log[-1]))
-        if log[-1]["dev"]["mean"]["MAP"] > best[0]:
-            best = (log[-1]["dev"]["mean"]["MAP"], epoch, embedder.model.to_bytes())
+        score = log[-1]["dev"]["mean"]["MAP"] if select else float(epoch)
+        if score > best[0]:
+            best = (score, epoch, embedder.model.to_bytes())
     embedder.model.from_bytes(best[2])
     args.output.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(args.output)
-    summary = {"best_epoch": best[1], "best_dev_map": best[0], "pairs": len(group_ids),
+    summary = {"best_epoch": best[1], "best_dev_map": best[0] if select else None, "pairs": len(group_ids),
                "seconds": round(time.time() - started), "log": log, "args": {k: str(v) for k, v in vars(args).items()}}
     (args.output / "train_log.json").write_text(json.dumps(summary, indent=2))
-    print(f"best epoch {best[1]} (dev MAP {best[0]:.2f}); saved to {args.output}")
+    print(f"kept epoch {best[1]}" + (f" (dev MAP {best[0]:.2f})" if select else "") + f"; saved to {args.output}")
     return 0
 
 
