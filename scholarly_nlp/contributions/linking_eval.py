@@ -41,7 +41,7 @@ import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 __all__ = [
     "EXCLUDED_BODY_TITLE",
@@ -357,25 +357,39 @@ def evaluate_rankings(gold: Sequence[ContributionGold], rankings: Sequence[Optio
     for k in ks:
         if not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
+    def score(item: ContributionGold, ranking: Sequence[TextLike]) -> Optional[tuple[dict, float]]:
+        positions = gold_paragraph_positions(ranking, item.starts)
+        if not positions:
+            return None
+        first = positions[0] + 1
+        return {k: 1.0 if first <= k else 0.0 for k in ks}, 1.0 / first
+
+    return _aggregate(gold, rankings, ks, score)
+
+
+def _aggregate(gold: Sequence[ContributionGold], lists: Sequence[Optional[Sequence[TextLike]]], ks: Sequence[int],
+               score: Callable[[ContributionGold, Sequence[TextLike]], Optional[tuple[dict, float]]]) -> dict:
+    """Mean hit@k and reciprocal rank over the gold's queries, with the counts of
+    :func:`evaluate_rankings`; ``score`` gives one item's (hits, rr), None when no candidate
+    matches the gold."""
     hits = {k: 0.0 for k in ks}
     rr = 0.0
     n_queries = n_null = n_unmatched = n_missing = 0
-    for item, ranking in zip(gold, rankings):
+    for item, candidates in zip(gold, lists):
         if item.is_null:
             n_null += 1
             continue
         n_queries += 1
-        if ranking is None:
+        if candidates is None:
             n_unmatched += 1
             continue
-        positions = gold_paragraph_positions(ranking, item.starts)
-        if not positions:
+        scored = score(item, candidates)
+        if scored is None:
             n_missing += 1
             continue
-        first = positions[0] + 1
-        rr += 1.0 / first
+        rr += scored[1]
         for k in ks:
-            hits[k] += 1.0 if first <= k else 0.0
+            hits[k] += scored[0][k]
     result = {f"hit_at_{k}": (hits[k] / n_queries if n_queries else 0.0) for k in ks}
     result.update({
         "mrr": rr / n_queries if n_queries else 0.0,
@@ -410,31 +424,8 @@ def expected_random_metrics(gold: Sequence[ContributionGold], candidates: Sequen
     """
     if len(gold) != len(candidates):
         raise ValueError(f"{len(gold)} gold items but {len(candidates)} candidate lists")
-    hits = {k: 0.0 for k in ks}
-    rr = 0.0
-    n_queries = n_null = n_unmatched = n_missing = 0
-    for item, cands in zip(gold, candidates):
-        if item.is_null:
-            n_null += 1
-            continue
-        n_queries += 1
-        if cands is None:
-            n_unmatched += 1
-            continue
+    def score(item: ContributionGold, cands: Sequence[TextLike]) -> Optional[tuple[dict, float]]:
         m = len(gold_paragraph_positions(cands, item.starts))
-        if not m:
-            n_missing += 1
-            continue
-        item_hits, item_rr = _expected_random(len(cands), m, ks)
-        rr += item_rr
-        for k in ks:
-            hits[k] += item_hits[k]
-    result = {f"hit_at_{k}": (hits[k] / n_queries if n_queries else 0.0) for k in ks}
-    result.update({
-        "mrr": rr / n_queries if n_queries else 0.0,
-        "n_queries": n_queries,
-        "n_skipped_null": n_null,
-        "n_unmatched_sentence": n_unmatched,
-        "n_gold_paragraph_missing": n_missing,
-    })
-    return result
+        return _expected_random(len(cands), m, ks) if m else None
+
+    return _aggregate(gold, candidates, ks, score)
