@@ -1,21 +1,68 @@
-"""Shared fixtures: the real data in ../shared/data and a blank scholarly_nlp pipeline."""
+"""Shared fixtures: the real data in ../shared/data and a blank scholarly_nlp pipeline.
+
+The data root is ``$SCHOLARLY_NLP_DATA`` when set, else ``../shared/data`` beside the
+repository. Every test that needs it goes through :func:`shared` / :func:`need` (or the
+``needs_data`` marker), which skip the test at run time when the data is missing, or fail
+it when ``SCHOLARLY_NLP_REQUIRE_DATA=1`` (CI): nothing is checked at import or collection.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+DATA_ENV = "SCHOLARLY_NLP_DATA"
+REQUIRE_DATA_ENV = "SCHOLARLY_NLP_REQUIRE_DATA"
+
+
+def data_root() -> Path:
+    """``$SCHOLARLY_NLP_DATA`` when set (relative to the working directory), else ../shared/data."""
+    value = os.environ.get(DATA_ENV, "").strip()
+    return Path(value).expanduser().resolve() if value else REPO.parent / "shared" / "data"
+
+
+SHARED_DATA = data_root()
+
+
+def data_required() -> bool:
+    """True when a missing data file must fail the test (``SCHOLARLY_NLP_REQUIRE_DATA=1``)."""
+    return os.environ.get(REQUIRE_DATA_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def missing_data(reason: str) -> NoReturn:
+    """The one place a test gives up for missing data: skip, or fail under REQUIRE_DATA."""
+    if data_required():
+        pytest.fail(f"{reason} ({REQUIRE_DATA_ENV}=1: missing data fails)", pytrace=False)
+    pytest.skip(f"{reason} (set {DATA_ENV} to the data folder)")
+
+
+def data_path(*parts: str) -> Path:
+    """A path under the data root, not checked (for module constants; check with :func:`need`)."""
+    return SHARED_DATA.joinpath(*parts)
+
+
+def need(path: Path) -> Path:
+    """``path`` when it exists; otherwise skip the test (fail under REQUIRE_DATA)."""
+    if not Path(path).exists():
+        missing_data(f"shared data not available: {path}")
+    return Path(path)
 
 
 def shared(*parts: str) -> Path:
-    """A path under ../shared/data; skips the test when the data is not there."""
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared data not available: {path}")
-    return path
+    """A path under the data root (../shared/data); skips the test when the data is not there."""
+    return need(data_path(*parts))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """``@pytest.mark.needs_data("tei/with-pdf", ...)``: checked before any fixture is set up."""
+    for marker in item.iter_markers("needs_data"):
+        for relative in marker.args or ("",):
+            shared(relative)
 
 
 @pytest.fixture(scope="session")

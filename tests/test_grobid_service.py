@@ -33,14 +33,13 @@ try:  # tests/ is a rootdir-relative directory today; keep working if it becomes
 except ImportError:  # pragma: no cover
     from tests.grobid_standin import StandinGrobid, closed_port_url
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-WITH_PDF = DATA / "tei" / "with-pdf"
+from conftest import data_path
+
+WITH_PDF = data_path("tei", "with-pdf")
 STEMS = ["2020.acl-main.207", "N18-3011", "journal.pone.0319315"]
 
-pytestmark = pytest.mark.skipif(
-    not all((WITH_PDF / f"{s}.pdf").is_file() for s in STEMS),
-    reason=f"shared data not found at {WITH_PDF}",
-)
+# Checked at test time by tests/conftest.py (skip, or fail under SCHOLARLY_NLP_REQUIRE_DATA=1).
+pytestmark = pytest.mark.needs_data(*(f"tei/with-pdf/{s}.pdf" for s in STEMS))
 
 
 def pdf(stem: str) -> Path:

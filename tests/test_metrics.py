@@ -48,9 +48,10 @@ from scholarly_nlp.metrics import (
     task1b_counts,
 )
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-CSFCUBE = DATA / "csfcube"
-SCISUMM = DATA / "clscisumm" / "train-manual"
+from conftest import data_path
+
+CSFCUBE = data_path("csfcube")
+SCISUMM = data_path("clscisumm", "train-manual")
 
 approx = pytest.approx
 
@@ -306,7 +307,7 @@ def test_read_csfcube_qrels_layout_and_errors(tmp_path):
         read_csfcube_qrels(broken)
 
 
-@pytest.mark.skipif(not CSFCUBE.is_dir(), reason="shared CSFCube data not available")
+@pytest.mark.needs_data("csfcube")
 @pytest.mark.parametrize("facet", ["background", "method", "result", "all"])
 def test_csfcube_real_files_gold_order_is_perfect_and_reverse_is_worse(facet):
     qrels = load_csfcube_qrels(CSFCUBE, facet)
@@ -444,7 +445,7 @@ def test_task1b_facets_only_on_comparable_citances():
     assert task1b_counts({"c9": {1}}, {"c9": "Aim"}, {}, {}) == Counts(0, 1, 0)
 
 
-@pytest.mark.skipif(not SCISUMM.is_dir(), reason="shared CL-SciSumm data not available")
+@pytest.mark.needs_data("clscisumm/train-manual")
 def test_parsers_accept_every_real_annotation_cell():
     files = sorted(SCISUMM.glob("*/annotation/*.ann.txt"))
     assert files

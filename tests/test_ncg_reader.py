@@ -24,15 +24,12 @@ from scholarly_nlp.readers.ncg import (
     read_ncg_paper,
 )
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "nlpcontributiongraph"
+from conftest import shared
 
 
 def ncg(*parts: str) -> Path:
     """A path under the NCG data; skips the test when the data is not there."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared data not available: {path}")
-    return path
+    return shared("nlpcontributiongraph", *parts)
 
 
 @pytest.fixture(scope="module")

@@ -25,15 +25,15 @@ from scholarly_nlp.errors import (
 from scholarly_nlp.paper import Paper
 from scholarly_nlp.readers.pdf import read_pdf
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-WITH_PDF = DATA / "tei" / "with-pdf"
-ACL_PDFS = DATA / "pdfs" / "acl"
+from conftest import data_path, need
+
+WITH_PDF = data_path("tei", "with-pdf")
+ACL_PDFS = data_path("pdfs", "acl")
 STEMS = ["2020.acl-main.207", "N18-3011", "journal.pone.0319315"]
 TEI = {"t": "http://www.tei-c.org/ns/1.0"}
 
-needs_data = pytest.mark.skipif(
-    not (WITH_PDF.is_dir() and ACL_PDFS.is_dir()), reason=f"shared data not available under {DATA}"
-)
+# Checked at test time by tests/conftest.py (skip, or fail under SCHOLARLY_NLP_REQUIRE_DATA=1).
+needs_data = pytest.mark.needs_data("tei/with-pdf", "pdfs/acl")
 
 
 def words(text: str) -> list[str]:
@@ -56,16 +56,14 @@ def image_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def paired(image_dir) -> dict[str, Paper]:
     """The three with-pdf papers, read once, figures rendered."""
-    if not WITH_PDF.is_dir():
-        pytest.skip(f"shared data not available: {WITH_PDF}")
+    need(WITH_PDF)
     return {stem: read_pdf(WITH_PDF / f"{stem}.pdf", image_dir=image_dir) for stem in STEMS}
 
 
 @pytest.fixture(scope="module")
 def acl(image_dir) -> dict[str, Paper]:
     """A few ACL Anthology PDFs of different producers and eras, read once."""
-    if not ACL_PDFS.is_dir():
-        pytest.skip(f"shared data not available: {ACL_PDFS}")
+    need(ACL_PDFS)
     stems = ["P13-1062", "C90-2039", "J13-1007", "D12-1133", "P06-1011"]
     return {stem: read_pdf(ACL_PDFS / f"{stem}.pdf", image_dir=image_dir) for stem in stems}
 

@@ -345,13 +345,17 @@ def test_metric_computes_precision_at_one(example_plugin):
     assert metric.function({}, {}) == 0.0
 
 
-def test_plugin_command_appears_in_help_and_runs(example_plugin, papermd_file, monkeypatch, capsys):
+def test_plugin_command_is_hidden_from_help_and_runs(example_plugin, papermd_file, monkeypatch, capsys):
+    # The example plugin is installed for the test run only; its command must not leak into a
+    # user's `scholarly-nlp --help` (click hidden=True), yet it is registered and runs.
     monkeypatch.setattr(cli_module.cli, "commands", dict(cli_module.cli.commands))  # restored afterwards
     monkeypatch.setattr(sys, "argv", ["scholarly-nlp", "--help"])
     with pytest.raises(SystemExit) as exit_info:
         cli_module.main()
     assert exit_info.value.code == 0
-    assert "example-papermd" in capsys.readouterr().out
+    help_text = capsys.readouterr().out
+    assert "parse" in help_text and "example-papermd" not in help_text
+    assert "example-papermd" in cli_module.cli.commands  # registered by the plugin all the same
     result = CliRunner().invoke(cli_module.cli, ["example-papermd", str(papermd_file), "--keyword", "parser"])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == (

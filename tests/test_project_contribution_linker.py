@@ -19,8 +19,16 @@ from conftest import REPO, shared
 PROJECT = REPO / "projects" / "contribution_linker"
 EVALUATE = PROJECT / "scripts" / "evaluate.py"
 OUTPUTS = ("corpus", "training", "metrics", "output", "smoke", "assets", "__pycache__", "project.lock")
-GOLD = shared("gold", "contributions_dev.jsonl")
-TEI = shared("tei", "acl")
+
+
+@pytest.fixture()
+def gold_path():
+    return shared("gold", "contributions_dev.jsonl")
+
+
+@pytest.fixture()
+def tei_dir():
+    return shared("tei", "acl")
 
 
 def run(args, cwd, timeout=900):
@@ -43,15 +51,15 @@ def tiny_pipeline(tmp_path_factory):
     return root / "pipeline"
 
 
-def test_evaluate_writes_predictions_and_metrics_and_reports_a_missing_paper(tmp_path, tiny_pipeline):
-    lines = GOLD.read_text(encoding="utf-8").splitlines()
+def test_evaluate_writes_predictions_and_metrics_and_reports_a_missing_paper(gold_path, tei_dir, tmp_path, tiny_pipeline):
+    lines = gold_path.read_text(encoding="utf-8").splitlines()
     first = json.loads(lines[0])
     same_paper = [line for line in lines if json.loads(line)["paper_id"] == first["paper_id"]][:3]
     missing = json.dumps({"paper_id": "X00-0000", "sentence": "We propose nothing.", "paragraph_start": "Nothing"})
     gold = tmp_path / "gold.jsonl"
     gold.write_text("\n".join(same_paper + [missing]) + "\n", encoding="utf-8")
     out, metrics_path = tmp_path / "out", tmp_path / "metrics.json"
-    proc = run([sys.executable, str(EVALUATE), "--tei-dir", str(TEI), "--gold", str(gold), "--output-dir", str(out),
+    proc = run([sys.executable, str(EVALUATE), "--tei-dir", str(tei_dir), "--gold", str(gold), "--output-dir", str(out),
                 "--model", str(tiny_pipeline), "--metrics", str(metrics_path), "--baselines", "bm25,first_paragraph"],
                cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -69,8 +77,8 @@ def test_evaluate_writes_predictions_and_metrics_and_reports_a_missing_paper(tmp
     assert 0.0 <= metrics["hit_at_1"] <= metrics["hit_at_5"] <= 1.0 and 0.0 <= metrics["mrr"] <= 1.0
 
 
-def test_evaluate_without_a_trained_pipeline_says_so_in_one_line(tmp_path):
-    proc = run([sys.executable, str(EVALUATE), "--tei-dir", str(TEI), "--gold", str(GOLD), "--output-dir",
+def test_evaluate_without_a_trained_pipeline_says_so_in_one_line(gold_path, tei_dir, tmp_path):
+    proc = run([sys.executable, str(EVALUATE), "--tei-dir", str(tei_dir), "--gold", str(gold_path), "--output-dir",
                 str(tmp_path / "out"), "--model", str(tmp_path / "missing")], cwd=tmp_path)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert [line for line in proc.stderr.splitlines() if line.startswith("error:")] == [
@@ -78,16 +86,16 @@ def test_evaluate_without_a_trained_pipeline_says_so_in_one_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_smoke_workflow(tmp_path):
+def test_smoke_workflow(gold_path, tei_dir, tmp_path):
     project = tmp_path / "contribution_linker"
     shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(*OUTPUTS))
     proc = run([sys.executable, "-m", "weasel", "run", "smoke", str(project),
-                f"--vars.ncg_dir={shared('nlpcontributiongraph')}", f"--vars.tei_dir={TEI}", f"--vars.gold={GOLD}"],
+                f"--vars.ncg_dir={shared('nlpcontributiongraph')}", f"--vars.tei_dir={tei_dir}", f"--vars.gold={gold_path}"],
                cwd=tmp_path, timeout=1500)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     summary = json.loads((project / "smoke" / "corpus" / "summary.json").read_text())
     assert summary["ncg_train_papers"] > 0 and summary["ncg_dev_papers"] > 0 and summary["silver_pairs"] > 0
-    gold_ids = {json.loads(line)["paper_id"] for line in GOLD.read_text().splitlines() if line.strip()}
+    gold_ids = {json.loads(line)["paper_id"] for line in gold_path.read_text().splitlines() if line.strip()}
     assert set(summary["held_out_gold_papers"]) == gold_ids  # evaluation papers never mined for silver pairs
     for name in ("contributions.json", "contributions_zero_shot.json"):
         metrics = json.loads((project / "smoke" / "metrics" / name).read_text())

@@ -8,10 +8,10 @@ setup(
     description="Per-aspect paper embeddings (title, background, method, result) for scholarly_nlp: attention "
                 "pooling over the shared transformer's token vectors grouped by sentence role.",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.11",
     packages=find_packages(include=["scholarly_aspect_embedder", "scholarly_aspect_embedder.*"]),
-    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "spacy-transformers>=1.3,<1.5",
-                      "torch", "numpy>=1.24"],
+    install_requires=["scholarly-nlp>=0.1,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4",
+                      "spacy-transformers>=1.4.0,<1.5", "torch==2.13.0", "numpy>=2.4,<3"],
     entry_points={
         "scholarly_nlp": ["aspect_embedder = scholarly_aspect_embedder.plugin"],
         # Declared directly too (as spacy-transformers does), so spacy.load finds it either way.

@@ -7,9 +7,10 @@ setup(
     version="0.1.0",
     description="Citance linking for scholarly_nlp: BM25 with a position prior, reranked by a cross-encoder.",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.11",
     packages=find_packages(include=["scholarly_citance_linker", "scholarly_citance_linker.*"]),
-    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "numpy>=1.24", "bm25s>=0.2"],
+    install_requires=["scholarly-nlp>=0.1,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3",
+                      "bm25s>=0.3.16,<0.4"],
     entry_points={
         "scholarly_nlp": ["citance_linker = scholarly_citance_linker.plugin"],
         # Declared directly too (as spacy-transformers does), so spacy.load finds it either way.

@@ -7,9 +7,9 @@ setup(
     version="0.1.0",
     description="Contribution-sentence detection for scholarly_nlp: a sparse n-gram model over introduction sentences.",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.11",
     packages=find_packages(include=["scholarly_contribution_detector", "scholarly_contribution_detector.*"]),
-    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "numpy>=1.24"],
+    install_requires=["scholarly-nlp>=0.1,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3"],
     entry_points={
         "scholarly_nlp": ["contribution_detector = scholarly_contribution_detector.plugin"],
         # Declared directly too (as spacy-transformers does), so spacy.load finds it either way.

@@ -9,10 +9,10 @@ setup(
                 "(Aim, Hypothesis, Implication, Method, Results), multi-label; and the abstract sentence role "
                 "tagger (CSAbstruct roles) on the shared transformer.",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.11",
     packages=find_packages(include=["scholarly_facet_classifier", "scholarly_facet_classifier.*"]),
-    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "numpy>=1.24", "scikit-learn",
-                      "spacy-transformers>=1.3"],
+    install_requires=["scholarly-nlp>=0.1,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3",
+                      "scikit-learn>=1.9,<2", "spacy-transformers>=1.4.0,<1.5"],
     entry_points={
         "scholarly_nlp": ["facet_classifier = scholarly_facet_classifier.plugin"],
         # Declared directly too (as the figure ranker does), so spacy.load finds them either way.

@@ -8,10 +8,10 @@ setup(
     description="Figure embeddings for scholarly_nlp: caption/context text and the figure image, "
                 "trained with weak supervision from papers and citations.",
     license="MIT",
-    python_requires=">=3.9",
+    python_requires=">=3.11",
     packages=find_packages(include=["scholarly_figure_embedder", "scholarly_figure_embedder.*"]),
-    install_requires=["scholarly-nlp>=0.1", "spacy>=3.8,<3.9", "thinc>=8.3,<8.4", "numpy>=1.24", "torch",
-                      "Pillow>=10", "scikit-learn", "click>=8.1"],
+    install_requires=["scholarly-nlp>=0.1,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3",
+                      "torch==2.13.0", "Pillow>=13,<14", "scikit-learn>=1.9,<2", "click>=8.4,<9"],
     entry_points={
         "scholarly_nlp": ["figure_embedder = scholarly_figure_embedder.plugin"],
         # Declared directly too (as the figure ranker does), so spacy.load finds them either way.

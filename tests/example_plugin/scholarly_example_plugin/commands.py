@@ -1,11 +1,16 @@
-"""``scholarly-nlp example-papermd FILE``: the plugin's command-line addition."""
+"""``scholarly-nlp example-papermd FILE``: the plugin's command-line addition.
+
+The command is hidden (``hidden=True``): it runs when invoked but is not listed by
+``scholarly-nlp --help``, so installing the test suite's example plugin does not add an
+entry to a user's command list.
+"""
 
 from __future__ import annotations
 
 import click
 
 
-@click.command("example-papermd")
+@click.command("example-papermd", hidden=True)
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--keyword", default=None, help="Also count the sentences that contain this keyword.")
 def example_papermd(path: str, keyword: str) -> None:
