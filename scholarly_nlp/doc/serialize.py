@@ -8,32 +8,86 @@ The JSON export has stable, documented top-level keys for people and other tools
     citances[{text, bib_ids}],
     bibliography{id: {title, authors, year, venue, doi}}
 
-plus ``"spacy"`` (spaCy's ``Doc.to_json``: tokens, sentences, span groups) and
-``"extensions"`` (every ``._`` value set on the Doc, its spans and tokens), so that
-:func:`doc_from_json` restores the Doc exactly.
+plus ``"doc"``, the compact form from which :func:`doc_from_json` rebuilds the Doc exactly
+(``format_version`` 2; the JSON Schema is ``scholarly_nlp/schema/paper.schema.json``):
+
+``lang``, ``text``
+    the Doc's language and text.
+``tokens``
+    ``{"count", "digest", "removed", "added"}``: the token boundaries are those of
+    re-tokenising ``text`` with a blank pipeline of ``lang`` (the tokenizer every
+    scholarly_nlp pipeline uses), less the tokens that start at the character offsets in
+    ``removed``, plus the ``[start_char, end_char]`` tokens in ``added`` (the splits at span
+    edges the builder makes, or any other retokenisation). ``count`` and ``digest`` (of
+    every token's offsets) are checked on rebuild, so a tokenizer that changed since the
+    export is an error, not a silently different Doc.
+``sent_starts``, ``sent_default``, ``sent_other``
+    character offsets of the tokens that start a sentence; the ``Token.is_sent_start``
+    value of every other token (-1: inside a sentence, 0: unknown), and the offsets of the
+    tokens that have the opposite one. Absent when a dependency parse gives the sentences.
+``spans``
+    every span group, in order: ``{name: [[start_char, end_char, label, kb_id], ...]}``
+    (a fifth item is the span's ``id`` when it has one).
+``extensions``
+    every ``._`` value stored on the Doc, its spans and tokens:
+    ``[name, start_char or null, end_char or null, value]``.
+``ents``, ``ents_missing``, ``cats``, ``token_attrs``
+    only when a pipeline set them: entities like spans, ranges of tokens with no entity
+    annotation, categories, and one list per token attribute (tag, pos, morph, lemma, dep,
+    head) instead of a dict per token.
+
+``doc_to_json(doc, full=True)`` adds ``"spacy"``, spaCy's own ``Doc.to_json`` dump (a
+dict per token; about six times the size). Exports of format_version 1 (which had only
+``"spacy"`` and a top-level ``"extensions"``) are still read.
+
+Figure image paths (``doc._.paper_meta["figures"][i]["image_path"]``) are written
+relative to the output file when they lie inside its folder, and resolved against that
+folder again on loading, so an output folder can be moved as a whole.
 """
 
 from __future__ import annotations
 
+import copy
+import errno
+import hashlib
 import json
 import os
-import tempfile
+import secrets
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Union
+from typing import Any, Iterable, Iterator, Optional, Union
 
-from spacy.tokens import Doc, DocBin
+import numpy
+from spacy.attrs import ENT_IOB, IDX, LENGTH, SENT_START
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
-from ..errors import MalformedInputError
+from ..errors import MalformedInputError, ScholarlyNLPError
 from .extensions import install_extensions
 
-JSON_FORMAT_VERSION = 1
+JSON_FORMAT_VERSION = 2
+READABLE_FORMAT_VERSIONS = (1, 2)
 _UNDERSCORE = "._."
+_META = "paper_meta"
+#: Token attributes exported as one column each, in the order Doc() takes them.
+_TOKEN_ATTRS = ("tag", "pos", "morph", "lemma", "dep")
+
+PathLike = Union[str, Path]
+VocabLike = Union[Vocab, Language, None]
 
 
-def doc_to_json(doc: Doc) -> dict:
-    """The JSON-able export of a paper Doc (stable keys above, plus what import needs)."""
-    return {
+# --------------------------------------------------------------------------- export
+
+
+def doc_to_json(doc: Doc, full: bool = False, *, base_dir: Optional[PathLike] = None) -> dict:
+    """The JSON-able export of a paper Doc: the stable keys, then ``"doc"`` to rebuild it.
+
+    ``full=True`` adds spaCy's per-token ``Doc.to_json`` dump under ``"spacy"``.
+    ``base_dir``: write figure image paths that lie under this folder relative to it
+    (:func:`save_json` passes the output file's folder).
+    """
+    data = {
         "format_version": JSON_FORMAT_VERSION,
         "paper_id": doc._.paper_id,
         "title": " ".join(s.text for s in doc.spans.get("title", [])),
@@ -47,67 +101,479 @@ def doc_to_json(doc: Doc) -> dict:
         ],
         "citances": [{"text": c.text, "bib_ids": c.bib_ids} for c in doc._.citances],
         "bibliography": doc._.bibliography,
-        "spacy": doc.to_json(),
-        "extensions": [[key[1], key[2], key[3], value] for key, value in doc.user_data.items() if _is_extension_key(key)],
+        "doc": compact_doc(doc, base_dir=base_dir),
     }
+    if full:
+        data["spacy"] = doc.to_json()
+    return data
 
 
-def doc_from_json(data: dict, vocab: Vocab) -> Doc:
-    """Rebuild a Doc from :func:`doc_to_json` output; MalformedInputError if it lacks the spaCy part."""
+def compact_doc(doc: Doc, *, base_dir: Optional[PathLike] = None) -> dict:
+    """The ``"doc"`` part of the export: everything needed to rebuild ``doc`` exactly."""
+    text = doc.text  # Doc.text joins every token's text: build it once
+    starts, ends = _token_offsets(doc)
+    ref_starts, ref_ends = _token_offsets(_tokenizer(doc.lang_)(text))
+    removed, added = _token_diff(ref_starts, ref_ends, starts, ends, len(text))
+    data: dict[str, Any] = {
+        "lang": doc.lang_,
+        "text": text,
+        "tokens": {
+            "count": len(doc),
+            "digest": _digest(starts, ends),
+            "removed": removed,
+            "added": added,
+        },
+    }
+    if not doc.has_annotation("DEP"):
+        data.update(_sentences(doc, starts))
+    data["spans"] = {name: [_span_row(span) for span in group] for name, group in doc.spans.items()}
+    data["extensions"] = [
+        [key[1], key[2], key[3], _relative_images(value, base_dir) if key[1] == _META and key[2] is None else value]
+        for key, value in doc.user_data.items()
+        if _is_extension_key(key)
+    ]
+    if doc.has_annotation("ENT_IOB"):
+        data["ents"] = [_span_row(span) for span in doc.ents]
+        missing = _runs(doc.to_array(ENT_IOB) == 0)
+        if missing:
+            data["ents_missing"] = [[int(starts[i]), int(ends[j - 1])] for i, j in missing]
+    if doc.cats:
+        data["cats"] = dict(doc.cats)
+    columns = _token_columns(doc)
+    if columns:
+        data["token_attrs"] = columns
+    return data
+
+
+def _token_offsets(doc: Doc) -> tuple[numpy.ndarray, numpy.ndarray]:
+    if not len(doc):
+        empty = numpy.zeros(0, dtype="int64")
+        return empty, empty
+    array = doc.to_array([IDX, LENGTH]).astype("int64")
+    return array[:, 0], array[:, 0] + array[:, 1]
+
+
+def _pair_keys(starts: numpy.ndarray, ends: numpy.ndarray, length: int) -> numpy.ndarray:
+    return starts * (length + 1) + ends
+
+
+def _token_diff(ref_starts, ref_ends, starts, ends, length: int) -> tuple[list[int], list[list[int]]]:
+    """Tokens of the reference tokenisation that are gone (by start) and tokens that are new."""
+    ref_keys, keys = _pair_keys(ref_starts, ref_ends, length), _pair_keys(starts, ends, length)
+    gone = ~numpy.isin(ref_keys, keys)
+    new = ~numpy.isin(keys, ref_keys)
+    return ref_starts[gone].tolist(), numpy.stack([starts[new], ends[new]], axis=1).tolist()
+
+
+def _digest(starts: numpy.ndarray, ends: numpy.ndarray) -> str:
+    payload = numpy.stack([starts, ends]).astype("<i8").tobytes()
+    return hashlib.sha1(payload).hexdigest()[:16]
+
+
+def _sentences(doc: Doc, starts: numpy.ndarray) -> dict:
+    if not len(doc):
+        return {}
+    values = doc.to_array(SENT_START).astype("int64")
+    rest = values != 1
+    default = -1 if (values == -1).any() else 0
+    other = rest & (values != default)
+    data = {"sent_starts": starts[values == 1].tolist(), "sent_default": default}
+    if other.any():
+        data["sent_other"] = starts[other].tolist()
+    return data
+
+
+def _span_row(span: Span) -> list:
+    row = [span.start_char, span.end_char, span.label_, span.kb_id_]
+    if span.id_:
+        row.append(span.id_)
+    return row
+
+
+def _runs(mask: numpy.ndarray) -> list[tuple[int, int]]:
+    """(start, end) token index ranges where ``mask`` is true."""
+    if not mask.any():
+        return []
+    padded = numpy.concatenate([[False], mask, [False]]).astype("int8")
+    edges = numpy.flatnonzero(numpy.diff(padded))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+
+
+def _token_columns(doc: Doc) -> dict:
+    columns: dict[str, list] = {}
+    if doc.has_annotation("TAG"):
+        columns["tag"] = [t.tag_ for t in doc]
+    if doc.has_annotation("POS"):
+        columns["pos"] = [t.pos_ for t in doc]
+    if doc.has_annotation("MORPH"):
+        columns["morph"] = [str(t.morph) for t in doc]
+    if doc.has_annotation("LEMMA"):
+        columns["lemma"] = [t.lemma_ for t in doc]
+    if doc.has_annotation("DEP"):
+        columns["dep"] = [t.dep_ for t in doc]
+        columns["head"] = [t.head.i for t in doc]
+    return columns
+
+
+# --------------------------------------------------------------------------- import
+
+
+def doc_from_json(data: dict, vocab: VocabLike = None, *, base_dir: Optional[PathLike] = None,
+                  source: Optional[PathLike] = None) -> Doc:
+    """Rebuild a Doc from :func:`doc_to_json` output (format_version 1 or 2).
+
+    ``vocab``: a Vocab or a pipeline (its vocab); default: a blank scholarly_nlp
+    pipeline's. ``base_dir``: resolve relative figure image paths against this folder
+    (:func:`load_json` passes the file's folder). ``source`` names the file in errors.
+    Raises MalformedInputError when the export cannot be rebuilt, naming the reason.
+    """
     install_extensions()
-    if "spacy" not in data:
-        raise MalformedInputError(None, "JSON export has no 'spacy' section to rebuild the Doc from")
-    doc = Doc(vocab).from_json(data["spacy"])
-    for name, start, end, value in data.get("extensions", []):
-        doc.user_data[(_UNDERSCORE, name, start, end)] = value
+    vocab = _vocab(vocab)
+    if not isinstance(data, dict):
+        raise MalformedInputError(source, "is not a scholarly_nlp JSON export (not a JSON object)")
+    version = data.get("format_version", 1)
+    if version not in READABLE_FORMAT_VERSIONS:
+        raise MalformedInputError(source, f"has JSON export format_version {version!r}; this scholarly_nlp reads "
+                                          f"{', '.join(map(str, READABLE_FORMAT_VERSIONS))} (upgrade scholarly_nlp)")
+    try:
+        if "doc" in data:
+            try:
+                doc = _rebuild(data["doc"], vocab, source)
+            except MalformedInputError:
+                if "spacy" not in data:
+                    raise
+                doc = _rebuild(_from_spacy_json(data["spacy"], []), vocab, source)  # the full dump still rebuilds it
+                _set_extensions(doc, data["doc"].get("extensions", []))
+        elif "spacy" in data:
+            doc = _rebuild(_from_spacy_json(data["spacy"], data.get("extensions", [])), vocab, source)
+        else:
+            raise MalformedInputError(source, "JSON export has neither a 'doc' nor a 'spacy' section to rebuild the Doc from")
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise MalformedInputError(source, f"JSON export is damaged ({type(exc).__name__}: {exc})") from exc
+    if base_dir is not None:
+        _resolve_images(doc, base_dir)
     return doc
+
+
+def _rebuild(data: dict, vocab: Vocab, source: Optional[PathLike]) -> Doc:
+    text = data["text"]
+    starts, ends = _rebuilt_offsets(data, source)
+    spaces = numpy.zeros(len(starts), dtype=bool)
+    if len(starts):
+        spaces[:-1] = starts[1:] > ends[:-1]
+        spaces[-1] = ends[-1] < len(text)
+    words = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+    columns = data.get("token_attrs") or {}
+    doc = Doc(
+        vocab, words=words, spaces=spaces.tolist(),
+        tags=columns.get("tag"), pos=columns.get("pos"), morphs=columns.get("morph"), lemmas=columns.get("lemma"),
+        heads=columns.get("head"), deps=columns.get("dep"),
+    )
+    locate = _Locator(starts, ends, source)
+    if "sent_starts" in data and len(doc):
+        default = int(data.get("sent_default", -1))
+        values = numpy.full(len(doc), default, dtype="int64")
+        values[locate.starts(data.get("sent_other", []), "sentence")] = 0 if default == -1 else -1
+        values[locate.starts(data["sent_starts"], "sentence")] = 1
+        doc.from_array([SENT_START], values.astype("uint64").reshape(-1, 1))
+    for name, rows in data.get("spans", {}).items():
+        doc.spans[name] = locate.spans(doc, rows, f"span group {name!r}")
+    if "ents" in data:
+        missing = [Span(doc, *locate.range(s, e, "entity")) for s, e in data.get("ents_missing", [])]
+        doc.set_ents(locate.spans(doc, data["ents"], "entities"), missing=missing, default="outside")
+    if data.get("cats"):
+        doc.cats = dict(data["cats"])
+    _set_extensions(doc, data.get("extensions", []))
+    return doc
+
+
+def _rebuilt_offsets(data: dict, source: Optional[PathLike]) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """Token offsets: re-tokenised text less ``removed`` plus ``added``, checked against the export."""
+    text, tokens = data["text"], data["tokens"]
+    if "starts" in tokens:  # explicit offsets (converted format_version 1 dumps)
+        starts = numpy.asarray(tokens["starts"], dtype="int64")
+        ends = numpy.asarray(tokens["ends"], dtype="int64")
+    else:
+        ref_starts, ref_ends = _token_offsets(_tokenizer(data.get("lang", "en"))(text))
+        removed = numpy.asarray(tokens.get("removed", []), dtype="int64")
+        keep = ~numpy.isin(ref_starts, removed)
+        if len(ref_starts) - keep.sum() != len(numpy.unique(removed)):
+            raise MalformedInputError(source, _TOKENIZER_CHANGED)
+        added = numpy.asarray(tokens.get("added", []), dtype="int64").reshape(-1, 2)
+        starts = numpy.concatenate([ref_starts[keep], added[:, 0]])
+        ends = numpy.concatenate([ref_ends[keep], added[:, 1]])
+        order = numpy.argsort(starts, kind="stable")
+        starts, ends = starts[order], ends[order]
+    _check_tokens(text, starts, ends, source)
+    if "count" in tokens and (len(starts) != tokens["count"] or _digest(starts, ends) != tokens.get("digest")):
+        raise MalformedInputError(source, _TOKENIZER_CHANGED)
+    return starts, ends
+
+
+_TOKENIZER_CHANGED = ("its token boundaries do not match re-tokenising its text (was it written by another spaCy "
+                      "version or tokenizer?); re-export it, or export with full=True / --json-full to keep spaCy's "
+                      "own token dump")
+
+
+def _check_tokens(text: str, starts: numpy.ndarray, ends: numpy.ndarray, source: Optional[PathLike]) -> None:
+    """Tokens in order, non-empty, and covering the text with at most one space between them."""
+    if not len(starts):
+        if text:
+            raise MalformedInputError(source, "JSON export has text but no tokens")
+        return
+    gaps = starts[1:] - ends[:-1]
+    bad = (
+        starts[0] != 0
+        or (ends <= starts).any()
+        or (gaps < 0).any()
+        or (gaps > 1).any()
+        or not (ends[-1] == len(text) or (ends[-1] == len(text) - 1 and text.endswith(" ")))
+    )
+    if not bad:
+        bad = any(text[i] != " " for i in ends[:-1][gaps == 1].tolist())
+    if bad:
+        raise MalformedInputError(source, "its tokens do not cover the text: " + _TOKENIZER_CHANGED)
+
+
+class _Locator:
+    """Character offsets to token indices, in constant time per lookup."""
+
+    def __init__(self, starts: numpy.ndarray, ends: numpy.ndarray, source: Optional[PathLike]):
+        self.starts_array, self.ends_array = starts, ends
+        self.source = source
+
+    def _index(self, array: numpy.ndarray, offsets: Any, what: str, kind: str) -> numpy.ndarray:
+        offsets = numpy.asarray(offsets, dtype="int64").reshape(-1)
+        index = numpy.searchsorted(array, offsets)
+        inside = index < len(array)
+        ok = inside.copy()
+        ok[inside] = array[index[inside]] == offsets[inside]
+        if not ok.all():
+            bad = int(offsets[~ok][0])
+            raise MalformedInputError(self.source, f"{what}: character offset {bad} is not a token {kind}")
+        return index
+
+    def starts(self, offsets: Any, what: str) -> numpy.ndarray:
+        return self._index(self.starts_array, offsets, what, "start")
+
+    def range(self, start: int, end: int, what: str) -> tuple[int, int]:
+        if start == end:  # an empty span sits before the token that starts there
+            i = int(numpy.searchsorted(self.starts_array, start))
+            return i, i
+        return int(self._index(self.starts_array, [start], what, "start")[0]), int(
+            self._index(self.ends_array, [end], what, "end")[0]) + 1
+
+    def spans(self, doc: Doc, rows: list, what: str) -> list[Span]:
+        if not rows:
+            return []
+        nonempty = [r for r in rows if r[0] != r[1]]
+        firsts = iter(self._index(self.starts_array, [r[0] for r in nonempty], what, "start").tolist())
+        lasts = iter(self._index(self.ends_array, [r[1] for r in nonempty], what, "end").tolist())
+        spans = []
+        for row in rows:
+            if row[0] == row[1]:
+                i = j = self.range(row[0], row[1], what)[0]
+            else:
+                i, j = next(firsts), next(lasts) + 1
+            spans.append(Span(doc, i, j, label=row[2], kb_id=row[3], span_id=row[4] if len(row) > 4 else 0))
+        return spans
+
+
+def _set_extensions(doc: Doc, rows: Iterable) -> None:
+    for name, start, end, value in rows:
+        doc.user_data[(_UNDERSCORE, name, start, end)] = value
+
+
+def _from_spacy_json(spacy_json: dict, extensions: list) -> dict:
+    """The compact form of a spaCy ``Doc.to_json`` dump (format_version 1 exports)."""
+    tokens = spacy_json.get("tokens", [])
+    text = spacy_json["text"]
+    starts = [t["start"] for t in tokens]
+    data: dict[str, Any] = {
+        "text": text,
+        "tokens": {"starts": starts, "ends": [t["end"] for t in tokens]},
+        "spans": {
+            name: [[s["start"], s["end"], s.get("label", ""), s.get("kb_id", "")] for s in group]
+            for name, group in spacy_json.get("spans", {}).items()
+        },
+        "extensions": extensions,
+    }
+    columns = {key: [t[key] for t in tokens] for key in _TOKEN_ATTRS + ("head",) if tokens and key in tokens[0]}
+    if "dep" in columns and "head" not in columns:
+        columns["head"] = list(range(len(tokens)))
+    if columns:
+        data["token_attrs"] = columns
+    if "sents" in spacy_json and "dep" not in columns and tokens:
+        # As Doc.from_json: each sentence's first token starts it, its other tokens do not;
+        # tokens outside every sentence stay unknown, and the first token always reads as a start.
+        first = {s["start"] for s in spacy_json["sents"]}
+        inside = numpy.zeros(len(text) + 1, dtype="int64")
+        for sent in spacy_json["sents"]:
+            inside[sent["start"]] += 1
+            inside[sent["end"]] -= 1
+        covered = numpy.cumsum(inside) > 0
+        data["sent_starts"] = [s for i, s in enumerate(starts) if s in first or i == 0]
+        data["sent_default"] = 0
+        data["sent_other"] = [s for i, s in enumerate(starts) if i and s not in first and covered[s]]
+    if "ents" in spacy_json:
+        data["ents"] = [[e["start"], e["end"], e["label"], e.get("kb_id", "")] for e in spacy_json["ents"]]
+    if spacy_json.get("cats"):
+        data["cats"] = spacy_json["cats"]
+    return data
+
+
+# --------------------------------------------------------------------------- helpers
 
 
 def _is_extension_key(key: Any) -> bool:
     return isinstance(key, tuple) and len(key) == 4 and key[0] == _UNDERSCORE
 
 
-def write_atomic(path: Union[str, Path], data: Union[bytes, str]) -> None:
-    """Write a file via a temporary file in the same folder and a rename (no half files)."""
+@lru_cache(maxsize=8)
+def _tokenizer(lang: str):
+    """The tokenizer of a blank pipeline for ``lang`` (scholarly_nlp's pipelines use it)."""
+    import spacy
+
+    return spacy.blank(lang).tokenizer
+
+
+@lru_cache(maxsize=1)
+def _default_nlp() -> Language:
+    from ..api import blank
+
+    return blank()
+
+
+def _vocab(vocab: VocabLike) -> Vocab:
+    if vocab is None:
+        return _default_nlp().vocab
+    if isinstance(vocab, Language):
+        return vocab.vocab
+    return vocab
+
+
+def _relative_images(meta: Any, base_dir: Optional[PathLike]) -> Any:
+    """A copy of paper_meta whose image paths under ``base_dir`` are relative to it."""
+    if base_dir is None or not isinstance(meta, dict) or not meta.get("figures"):
+        return meta
+    base = os.path.abspath(base_dir)
+    meta = copy.deepcopy(meta)
+    for figure in meta["figures"]:
+        path = figure.get("image_path") if isinstance(figure, dict) else None
+        if path:
+            absolute = os.path.abspath(path)
+            if os.path.commonpath([base, absolute]) == base:
+                figure["image_path"] = Path(os.path.relpath(absolute, base)).as_posix()
+    return meta
+
+
+def _resolve_images(doc: Doc, base_dir: PathLike) -> None:
+    """Make relative image paths of a loaded Doc relative to the working directory again."""
+    meta = doc._.paper_meta
+    if not isinstance(meta, dict) or not meta.get("figures"):
+        return
+    for figure in meta["figures"]:
+        path = figure.get("image_path") if isinstance(figure, dict) else None
+        if path and not os.path.isabs(path):
+            figure["image_path"] = os.path.normpath(os.path.join(base_dir, path))
+
+
+# --------------------------------------------------------------------------- files
+
+
+def write_atomic(path: PathLike, data: Union[bytes, str]) -> None:
+    """Write a file via a temporary file in the same folder and a rename (no half files).
+
+    The file gets the mode a plain ``open()`` would give it (0666 less the umask).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    while True:
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            # os.open applies the umask to 0o666, as open() does; mkstemp would give 0600.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
-def save_json(doc: Doc, path: Union[str, Path]) -> None:
-    """Write one Doc's JSON export atomically."""
-    write_atomic(path, json.dumps(doc_to_json(doc), ensure_ascii=False))
+def save_json(doc: Doc, path: PathLike, full: bool = False) -> None:
+    """Write one Doc's JSON export atomically (image paths relative to the file's folder)."""
+    path = Path(path)
+    data = doc_to_json(doc, full=full, base_dir=path.parent)
+    try:
+        text = json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise ScholarlyNLPError(f"{path}: cannot write the JSON export: {_unserialisable(data)} ({exc}); "
+                                "use save_docbin (--format docbin) for such values") from exc
+    write_atomic(path, text)
 
 
-def load_json(path: Union[str, Path], vocab: Vocab) -> Doc:
-    """Read a Doc written by :func:`save_json`."""
+def _unserialisable(data: dict) -> str:
+    for name, start, end, value in data["doc"]["extensions"]:
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            where = "doc" if start is None else ("token" if end is None else "span")
+            return f"the {where} extension ._.{name} holds a value JSON cannot store"
+    return "a value JSON cannot store"
+
+
+def load_json(path: PathLike, vocab: VocabLike = None) -> Doc:
+    """Read a Doc written by :func:`save_json`; ``vocab`` (Vocab or pipeline) defaults to a blank one's."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise MalformedInputError(path, f"is not a readable JSON export ({exc})") from exc
-    return doc_from_json(data, vocab)
+    return doc_from_json(data, vocab, base_dir=Path(path).parent, source=path)
 
 
-def save_docbin(docs: Iterable[Doc], path: Union[str, Path]) -> int:
-    """Write Docs (with span groups and ``._`` values) to a ``.spacy`` file atomically; returns the count."""
+def save_docbin(docs: Iterable[Doc], path: PathLike) -> int:
+    """Write Docs (with span groups and ``._`` values) to a ``.spacy`` file atomically; returns the count.
+
+    Figure image paths under the file's folder are stored relative to it.
+    """
+    path = Path(path)
     docbin = DocBin(store_user_data=True)
     count = 0
+    key = (_UNDERSCORE, _META, None, None)
     for doc in docs:
-        docbin.add(doc)
+        meta = doc.user_data.get(key)
+        relative = _relative_images(meta, path.parent)
+        if relative is meta:
+            docbin.add(doc)
+        else:
+            doc.user_data[key] = relative  # DocBin.add serialises user_data at once
+            try:
+                docbin.add(doc)
+            finally:
+                doc.user_data[key] = meta
         count += 1
     write_atomic(path, docbin.to_bytes())
     return count
 
 
-def load_docbin(path: Union[str, Path], vocab: Vocab) -> Iterator[Doc]:
-    """Read Docs from a ``.spacy`` file written by :func:`save_docbin`."""
+def load_docbin(path: PathLike, vocab: VocabLike = None) -> Iterator[Doc]:
+    """Read Docs from a ``.spacy`` file written by :func:`save_docbin`; ``vocab`` as in :func:`load_json`."""
     install_extensions()
-    return DocBin(store_user_data=True).from_disk(path).get_docs(vocab)
+    vocab = _vocab(vocab)
+    try:
+        docbin = DocBin(store_user_data=True).from_disk(path)
+    except (OSError, ValueError) as exc:
+        raise MalformedInputError(path, f"is not a readable DocBin file ({exc})") from exc
+    return _resolved(docbin.get_docs(vocab), Path(path).parent)
+
+
+def _resolved(docs: Iterator[Doc], base_dir: Path) -> Iterator[Doc]:
+    for doc in docs:
+        _resolve_images(doc, base_dir)
+        yield doc
