@@ -7,8 +7,16 @@ from typing import Optional
 
 from spacy.tokens import Span
 
+_REPR_TEXT = 40
 
-@dataclass(frozen=True)
+
+def _clip(text: str, width: int = _REPR_TEXT) -> str:
+    """``text`` on one line, cut to ``width`` characters (reprs never show whole texts)."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+@dataclass(frozen=True, repr=False)
 class Figure:
     """A figure or table: its caption span, the spans that mention it, and layout metadata."""
 
@@ -27,8 +35,13 @@ class Figure:
         """The caption text, or "" for a figure without caption."""
         return self.caption.text if self.caption is not None else ""
 
+    def __repr__(self) -> str:
+        page = f", page={self.page}" if self.page is not None else ""
+        return (f"Figure(id={self.id!r}, kind={self.kind!r}, label={self.label!r}, mentions={len(self.mentions)}, "
+                f"caption_chars={len(self.caption_text)}{page})")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Citance:
     """A citation sentence: the sentence, its citation marker spans and their bibliography ids."""
 
@@ -41,8 +54,13 @@ class Citance:
         """The sentence text."""
         return self.sentence.text
 
+    def __repr__(self) -> str:
+        ids = self.bib_ids if len(self.bib_ids) <= 5 else [*self.bib_ids[:5], f"... {len(self.bib_ids) - 5} more"]
+        return (f"Citance(start_char={self.sentence.start_char}, markers={len(self.markers)}, bib_ids={ids!r}, "
+                f"text={_clip(self.sentence.text)!r})")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Section:
     """A body section: heading text, number ("3.1" or None), level, span and paragraph spans."""
 
@@ -52,3 +70,7 @@ class Section:
     span: Span
     paragraphs: list[Span]
     heading: Optional[Span] = None
+
+    def __repr__(self) -> str:
+        return (f"Section(number={self.number!r}, title={_clip(self.title, 60)!r}, level={self.level}, "
+                f"paragraphs={len(self.paragraphs)})")
