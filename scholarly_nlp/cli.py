@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -15,6 +16,7 @@ from .doc.builder import paper_to_doc
 from .doc.roles import FACETS
 from .doc.serialize import save_docbin, save_json
 from .errors import ScholarlyNLPError
+from .naming import output_names, paper_stem
 from .plugins import get_registry, package_root
 from .readers.dispatch import expand_inputs
 
@@ -22,15 +24,44 @@ OUTPUT_FORMATS = ("json", "docbin")
 PROGRESS_MIN_FILES = 20
 
 
+DEBUG_ENV = "SCHOLARLY_NLP_DEBUG"
+"""Set to 1 to get the full traceback of an unexpected error instead of one line."""
+
+
+def one_line(text: object) -> str:
+    """``text`` as a single line (an error message from a library may span several)."""
+    return " ".join(str(text).split())
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"error: {one_line(message)}", err=True)
+    sys.exit(code)
+
+
 class _Group(click.Group):
-    """A click group that prints a ScholarlyNLPError as one line and exits 1."""
+    """A click group that prints any error as one line and exits 1.
+
+    Click's own usage errors keep click's format. An unexpected exception (a bug) is one
+    line too, naming its type; ``SCHOLARLY_NLP_DEBUG=1`` shows its traceback instead.
+    """
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except ScholarlyNLPError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(str(exc) if exc.filename else f"{type(exc).__name__}: {exc}")
+        except Exception as exc:
+            if _debug():
+                raise
+            _fail(f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 for the traceback)")
+
+
+def _debug() -> bool:
+    return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 @click.group(cls=_Group)
@@ -44,35 +75,57 @@ def cli() -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 @click.option("--format", "out_format", type=click.Choice(OUTPUT_FORMATS), default="json", show_default=True,
               help="One JSON export or one .spacy DocBin file per paper.")
+@click.option("--json-full", is_flag=True,
+              help="Also write spaCy's per-token dump (the 'spacy' key) into each JSON export; about 6x larger.")
 @click.option("--reader", default=None, help="Force a reader (tei, pdf, grobid, or a plugin's); default: sniffed.")
 @click.option("--grobid-url", default=None, help="Send PDFs to this GROBID server instead of the built-in PDF reader.")
 @click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")
 @click.option("--quiet", is_flag=True, help="Only the summary line and failures.")
-def parse(paths: tuple[str, ...], out_dir: str, out_format: str, reader: Optional[str], grobid_url: Optional[str],
-          images: bool, quiet: bool) -> None:
-    """Parse PDFs, TEI files, folders or globs into paper Docs, one output file per paper."""
+def parse(paths: tuple[str, ...], out_dir: str, out_format: str, json_full: bool, reader: Optional[str],
+          grobid_url: Optional[str], images: bool, quiet: bool) -> None:
+    """Parse PDFs, TEI files, folders or globs into paper Docs, one output file per paper.
+
+    Each output is named after its input file less the format extension (D10-1042.pdf ->
+    D10-1042.json); inputs of one run that would share a name keep their whole file name
+    (demo_paper.pdf.json, demo_paper.tei.xml.json), then their folders (a__x.pdf.json).
+    """
+    if json_full and out_format != "json":
+        raise click.UsageError("--json-full applies to --format json only")
     out = Path(out_dir)
-    files = list(expand_inputs(paths))
+    files = _unique(expand_inputs(paths))
     if not files:
         raise click.UsageError(f"no input files found in {', '.join(paths)}")
+    names = dict(zip(files, output_names(files)))
     if grobid_url:
         reader = "grobid"
     nlp = blank()
-    results = _read_with_grobid(files, nlp, grobid_url) if reader == "grobid" else _read_local(files, nlp, reader, out, images)
+    results = (_read_with_grobid(files, nlp, grobid_url) if reader == "grobid"
+               else _read_local(files, names, nlp, reader, out, images))
     ok, failed = 0, []
     show_progress = not quiet and len(files) >= PROGRESS_MIN_FILES
     with click.progressbar(results, length=len(files), label="parsing", file=sys.stderr) if show_progress else _nullbar(results) as bar:
         for result in bar:
             if result.ok:
-                _write(result, out, out_format)
+                _write(result.doc, out, names[result.path], out_format, json_full)
                 ok += 1
             else:
                 failed.append(result)
     for result in failed:
-        click.echo(f"failed: {result.error}", err=True)
+        click.echo(f"failed: {one_line(result.error)}", err=True)
     click.echo(f"parsed {len(files)} file(s): {ok} ok, {len(failed)} failed; output in {out}")
     if failed:
         sys.exit(1)
+
+
+def _unique(paths) -> list[str]:
+    """The paths in order, each file once (a folder and a glob may both name it)."""
+    seen, unique = set(), []
+    for path in paths:
+        key = os.path.normcase(os.path.abspath(path))
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
 
 
 class _nullbar:
@@ -86,16 +139,22 @@ class _nullbar:
         return False
 
 
-def _read_local(files: list[str], nlp, reader: Optional[str], out: Path, images: bool) -> Iterator[DocResult]:
+def _read_local(files: list[str], names: dict[str, str], nlp, reader: Optional[str], out: Path,
+                images: bool) -> Iterator[DocResult]:
     from .readers.dispatch import read_paper
 
-    image_dir = out / "images" if images else None
     for path in files:
         try:
-            options = {"image_dir": str(image_dir)} if image_dir and _is_pdf_reader(path, reader) else {}
+            options = {"image_dir": str(_image_dir(out, path, names[path]))} if images and _is_pdf_reader(path, reader) else {}
             yield DocResult(path=path, doc=paper_to_doc(read_paper(path, reader, **options), nlp))
         except ScholarlyNLPError as exc:
             yield DocResult(path=path, error=exc)
+
+
+def _image_dir(out: Path, path: str, name: str) -> Path:
+    """``<out>/images``; ``<out>/images/<name>`` for a paper whose output name was
+    disambiguated (its figure files would otherwise take another paper's names)."""
+    return out / "images" if name == paper_stem(path) else out / "images" / name
 
 
 def _is_pdf_reader(path: str, reader: Optional[str]) -> bool:
@@ -120,12 +179,11 @@ def _read_with_grobid(files: list[str], nlp, url: Optional[str]) -> Iterator[Doc
             yield DocResult(path=str(path), error=exc)
 
 
-def _write(result: DocResult, out: Path, out_format: str) -> None:
-    name = result.doc._.paper_id or Path(result.path).stem
+def _write(doc, out: Path, name: str, out_format: str, json_full: bool = False) -> None:
     if out_format == "json":
-        save_json(result.doc, out / f"{name}.json")
+        save_json(doc, out / f"{name}.json", full=json_full)
     else:
-        save_docbin([result.doc], out / f"{name}.spacy")
+        save_docbin([doc], out / f"{name}.spacy")
 
 
 @cli.command()
@@ -159,19 +217,19 @@ def demo(out_dir: str) -> None:
     folder = demo_dir()
     nlp = blank()
     out = Path(out_dir)
-    for path in sorted(folder.glob("demo_paper.*")):
-        if path.suffix not in (".pdf", ".xml"):
-            continue
-        (result,) = list(_read_local([str(path)], nlp, None, out, images=True))
+    paths = [str(p) for p in sorted(folder.glob("demo_paper.*")) if p.suffix in (".pdf", ".xml")]
+    names = dict(zip(paths, output_names(paths)))
+    for path in paths:
+        (result,) = list(_read_local([path], names, nlp, None, out, images=True))
         if not result.ok:
             raise result.error
         doc = result.doc
-        _write(result, out, "json")
-        click.echo(f"{path.name}: {len(list(doc.sents))} sentences, {len(doc._.sections)} sections, "
-                   f"{len(doc._.figures)} figures/tables, {len(doc._.citances)} citances")
+        _write(doc, out, names[path], "json")
+        click.echo(f"{Path(path).name}: {len(list(doc.sents))} sentences, {len(doc._.sections)} sections, "
+                   f"{len(doc._.figures)} figures/tables, {len(doc._.citances)} citances -> {names[path]}.json")
         for figure in doc._.figures:
             click.echo(f"  {figure.id} ({figure.kind} {figure.label}): {len(figure.mentions)} mention(s); "
-                       f"{figure.caption_text[:70]}")
+                       f"{one_line(figure.caption_text)[:70]}")
     click.echo(f"JSON exports written to {out}")
 
 
@@ -321,9 +379,23 @@ def _query_doc(query: str, corpus: str, nlp):
 
 
 def main() -> None:
-    """Console-script entry point: core commands plus those plugins add."""
-    get_registry().add_commands(cli)
+    """Console-script entry point: core commands plus those plugins add.
+
+    Errors before a command runs (a plugin failing in strict mode) are one line too, and
+    warnings (a plugin skipped) print as ``warning: ...`` lines.
+    """
+    warnings.showwarning = _show_warning
+    try:
+        get_registry().add_commands(cli)
+    except ScholarlyNLPError as exc:
+        if _debug():
+            raise
+        _fail(str(exc))
     cli(prog_name="scholarly-nlp")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    click.echo(f"warning: {one_line(message)}", err=True)
 
 
 if __name__ == "__main__":
