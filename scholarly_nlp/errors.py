@@ -47,15 +47,28 @@ class UnknownFormatError(InputError):
 
 
 class GrobidUnavailableError(ScholarlyNLPError):
-    """No GROBID server answered at the configured URL."""
+    """No GROBID server answered at the configured URL.
 
-    def __init__(self, url: str, detail: str = ""):
+    ``url_source`` says where the URL came from, so the advice fits: ``"default"`` (nothing
+    configured: start a server, or name yours), ``"env"`` (``$SCHOLARLY_NLP_GROBID_URL``)
+    or ``"argument"`` (given explicitly, e.g. ``--grobid-url``: check it).
+    """
+
+    START_SERVER = "docker run --rm -p 8070:8070 grobid/grobid:0.8.1"
+
+    def __init__(self, url: str, detail: str = "", url_source: str = "default"):
         self.url = url
+        self.url_source = url_source
         extra = f" ({detail})" if detail else ""
-        super().__init__(
-            f"No GROBID server answers at {url}{extra}; start one with "
-            "'docker run --rm -p 8070:8070 grobid/grobid:0.8.1' or pass --grobid-url."
-        )
+        if url_source == "argument":
+            advice = f"is a server running there and is the URL right? Start one with '{self.START_SERVER}'."
+        elif url_source == "env":
+            advice = (f"the URL comes from $SCHOLARLY_NLP_GROBID_URL: start a server there with "
+                      f"'{self.START_SERVER}', or correct that variable.")
+        else:
+            advice = (f"start one with '{self.START_SERVER}', or name your server with --grobid-url "
+                      "or $SCHOLARLY_NLP_GROBID_URL.")
+        super().__init__(f"No GROBID server answers at {url}{extra}; {advice}")
 
 
 class GrobidProcessingError(InputError):

@@ -109,6 +109,8 @@ class GrobidService:
         if concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
         self.url = (url or os.environ.get(URL_ENV) or DEFAULT_URL).rstrip("/")
+        # Where the URL came from decides the advice when no server answers there.
+        self.url_source = "argument" if url else ("env" if os.environ.get(URL_ENV) else "default")
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
         self.concurrency = concurrency
         self.timeout = timeout
@@ -121,9 +123,11 @@ class GrobidService:
             sleep_time=busy_retry_wait,
             check_server=False,
         )
-        # The client logs every failed document on its own stderr handler; we turn those
-        # failures into exceptions, so route its messages into our logger hierarchy instead.
-        self._client.logger = _log.getChild("client")
+        # The client logs every failed document (and every 503 retry) at WARNING/ERROR on
+        # its own stderr handler; we turn those failures into exceptions, so its messages
+        # go to our logger hierarchy at DEBUG level instead, where nothing prints them
+        # unless an application asks for debug logging.
+        self._client.logger = _QuietClientLog(_log.getChild("client"))
 
     def __repr__(self) -> str:
         return (
@@ -139,9 +143,9 @@ class GrobidService:
         try:
             alive, status = self._client.ping()
         except ServerUnavailableException as exc:
-            raise GrobidUnavailableError(self.url, _connection_detail(exc)) from exc
+            raise GrobidUnavailableError(self.url, _connection_detail(exc), self.url_source) from exc
         if not alive:
-            raise GrobidUnavailableError(self.url, f"/api/isalive answered HTTP {status}")
+            raise GrobidUnavailableError(self.url, f"/api/isalive answered HTTP {status}", self.url_source)
 
     # -- one document -----------------------------------------------------------------
 
@@ -279,6 +283,18 @@ def read_pdf_with_grobid(
 
 
 # -- helpers ---------------------------------------------------------------------------
+
+
+class _QuietClientLog(logging.LoggerAdapter):
+    """grobid-client-python's logger calls, all demoted to DEBUG (they repeat our errors)."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        super().__init__(logger, {})
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: object) -> None:
+        if self.isEnabledFor(logging.DEBUG):
+            msg, kwargs = self.process(msg, kwargs)
+            self.logger.log(logging.DEBUG, msg, *args, **kwargs)
 
 
 def _outcome(future: "Future[bytes]") -> Union[bytes, Exception]:
