@@ -76,7 +76,7 @@ def cli() -> None:
 @click.option("--format", "out_format", type=click.Choice(OUTPUT_FORMATS), default="json", show_default=True,
               help="One JSON export or one .spacy DocBin file per paper.")
 @click.option("--json-full", is_flag=True,
-              help="Also write spaCy's per-token dump (the 'spacy' key) into each JSON export; about 6x larger.")
+              help="Also write spaCy's per-token dump (the 'spacy' key) into each JSON export (4-5x larger).")
 @click.option("--reader", default=None, help="Force a reader (tei, pdf, grobid, or a plugin's); default: sniffed.")
 @click.option("--grobid-url", default=None, help="Send PDFs to this GROBID server instead of the built-in PDF reader.")
 @click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")

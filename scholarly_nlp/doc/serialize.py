@@ -37,7 +37,7 @@ plus ``"doc"``, the compact form from which :func:`doc_from_json` rebuilds the D
     head) instead of a dict per token.
 
 ``doc_to_json(doc, full=True)`` adds ``"spacy"``, spaCy's own ``Doc.to_json`` dump (a
-dict per token; about six times the size). Exports of format_version 1 (which had only
+dict per token; four to five times the size). Exports of format_version 1 (which had only
 ``"spacy"`` and a top-level ``"extensions"``) are still read.
 
 Figure image paths (``doc._.paper_meta["figures"][i]["image_path"]``) are written
