@@ -172,9 +172,32 @@ def test_saving_does_not_change_the_docs_image_paths(tmp_path):
     scholarly_nlp.save_json(doc, tmp_path / "out" / "p.json")
     scholarly_nlp.save_docbin([doc], tmp_path / "out" / "p.spacy")
     assert [f.image_path for f in doc._.figures] == before
-    stored = paper_meta(json.loads((tmp_path / "out" / "p.json").read_text()))["figures"]
-    assert [f["image_path"] for f in stored if f["image_path"]] == [
+    stored = paper_meta(json.loads((tmp_path / "out" / "p.json").read_text()))
+    assert [f["image_path"] for f in stored["figures"] if f["image_path"]] == [
         os.path.relpath(p, tmp_path / "out") for p in before if p]
+    assert stored["image_paths_relative_to_file"] is True
+    loaded = scholarly_nlp.load_json(tmp_path / "out" / "p.json")
+    assert "image_paths_relative_to_file" not in loaded._.paper_meta
+    assert [os.path.abspath(f.image_path) for f in loaded._.figures if f.image_path] == [
+        os.path.abspath(p) for p in before if p]
+
+
+def test_image_paths_outside_the_output_folder_are_stored_absolute(tmp_path):
+    doc = scholarly_nlp.read(DEMO / "demo_paper.pdf", image_dir=str(tmp_path / "images"))
+    scholarly_nlp.save_json(doc, tmp_path / "out" / "p.json")
+    stored = paper_meta(json.loads((tmp_path / "out" / "p.json").read_text()))
+    assert all(os.path.isabs(f["image_path"]) for f in stored["figures"] if f["image_path"])
+
+
+def test_exports_of_the_previous_format_keep_their_image_paths_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    doc = scholarly_nlp.read(DEMO / "demo_paper.pdf", image_dir="some/where")  # relative to the working folder
+    data = {key: value for key, value in scholarly_nlp.doc_to_json(doc).items() if key != "doc"}
+    data.update(format_version=1, spacy=doc.to_json(),
+                extensions=[[k[1], k[2], k[3], v] for k, v in doc.user_data.items() if k[0] == "._."])
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    loaded = scholarly_nlp.load_json(tmp_path / "old.json")
+    assert [f.image_path for f in loaded._.figures] == [f.image_path for f in doc._.figures]
 
 
 # -- reprs -----------------------------------------------------------------------------

@@ -41,7 +41,8 @@ dict per token; four to five times the size). Exports of format_version 1 (which
 ``"spacy"`` and a top-level ``"extensions"``) are still read.
 
 Figure image paths (``doc._.paper_meta["figures"][i]["image_path"]``) are written
-relative to the output file when they lie inside its folder, and resolved against that
+relative to the output file when they lie inside its folder (absolute otherwise; the stored
+paper_meta then says ``"image_paths_relative_to_file": true``), and resolved against that
 folder again on loading, so an output folder can be moved as a whole.
 """
 
@@ -452,9 +453,17 @@ def _vocab(vocab: VocabLike) -> Vocab:
     return vocab
 
 
+#: Set in a stored paper_meta whose relative image paths are relative to the file's folder
+#: (exports and DocBins written before had paths relative to the working directory).
+IMAGES_RELATIVE_TO_FILE = "image_paths_relative_to_file"
+
+
 def _relative_images(meta: Any, base_dir: Optional[PathLike]) -> Any:
-    """A copy of paper_meta whose image paths under ``base_dir`` are relative to it."""
+    """A copy of paper_meta for a file in ``base_dir``: image paths under that folder become
+    relative to it, others absolute, and the copy is marked as such."""
     if base_dir is None or not isinstance(meta, dict) or not meta.get("figures"):
+        return meta
+    if not any(isinstance(f, dict) and f.get("image_path") for f in meta["figures"]):
         return meta
     base = os.path.abspath(base_dir)
     meta = copy.deepcopy(meta)
@@ -462,17 +471,19 @@ def _relative_images(meta: Any, base_dir: Optional[PathLike]) -> Any:
         path = figure.get("image_path") if isinstance(figure, dict) else None
         if path:
             absolute = os.path.abspath(path)
-            if os.path.commonpath([base, absolute]) == base:
-                figure["image_path"] = Path(os.path.relpath(absolute, base)).as_posix()
+            inside = os.path.splitdrive(absolute)[0] == os.path.splitdrive(base)[0] and \
+                os.path.commonpath([base, absolute]) == base
+            figure["image_path"] = Path(os.path.relpath(absolute, base)).as_posix() if inside else absolute
+    meta[IMAGES_RELATIVE_TO_FILE] = True
     return meta
 
 
 def _resolve_images(doc: Doc, base_dir: PathLike) -> None:
-    """Make relative image paths of a loaded Doc relative to the working directory again."""
+    """Make the file-relative image paths of a loaded Doc usable from the working directory."""
     meta = doc._.paper_meta
-    if not isinstance(meta, dict) or not meta.get("figures"):
+    if not isinstance(meta, dict) or not meta.pop(IMAGES_RELATIVE_TO_FILE, False):
         return
-    for figure in meta["figures"]:
+    for figure in meta.get("figures") or ():
         path = figure.get("image_path") if isinstance(figure, dict) else None
         if path and not os.path.isabs(path):
             figure["image_path"] = os.path.normpath(os.path.join(base_dir, path))
