@@ -228,3 +228,15 @@ def test_rebuild_time_grows_linearly(nlp):
     ratio = best_of_3(large) / best_of_3(small)
     print(f"rebuild time ratio for 8x the tokens: {ratio:.1f}")
     assert ratio < 24, f"8x the tokens took {ratio:.1f}x the time"
+
+
+def test_footnote_formula_and_back_matter_keys_follow_the_document_model(real_docs):
+    """Present (and schema-valid) exactly when the model has the views; otherwise absent."""
+    for doc in real_docs:
+        data = json.loads(json.dumps(doc_to_json(doc)))
+        for key in ("footnotes", "formulas", "back_matter"):
+            assert (key in data) == Doc.has_extension(key)
+            if key in data:
+                assert len(data[key]) == len(getattr(doc._, key))
+        if "footnotes" in data:
+            assert [f["text"] for f in data["footnotes"]] == [s.text for s in doc.spans["footnotes"]]

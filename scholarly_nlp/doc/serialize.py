@@ -8,6 +8,8 @@ The JSON export has stable, documented top-level keys for people and other tools
     citances[{text, bib_ids}],
     bibliography{id: {title, authors, year, venue, doi}}
 
+and, where the document model has them, ``footnotes[{id, text}]``,
+``formulas[{id, label, text}]`` and ``back_matter[{title, type, paragraphs[text]}]``;
 plus ``"doc"``, the compact form from which :func:`doc_from_json` rebuilds the Doc exactly
 (``format_version`` 2; the JSON Schema is ``scholarly_nlp/schema/paper.schema.json``):
 
@@ -102,11 +104,25 @@ def doc_to_json(doc: Doc, full: bool = False, *, base_dir: Optional[PathLike] = 
         ],
         "citances": [{"text": c.text, "bib_ids": c.bib_ids} for c in doc._.citances],
         "bibliography": doc._.bibliography,
+        **_optional_views(doc),
         "doc": compact_doc(doc, base_dir=base_dir),
     }
     if full:
         data["spacy"] = doc.to_json()
     return data
+
+
+def _optional_views(doc: Doc) -> dict:
+    """``footnotes``, ``formulas`` and ``back_matter`` where the document model has those views."""
+    views: dict[str, list] = {}
+    if Doc.has_extension("footnotes"):
+        views["footnotes"] = [{"id": f.id, "text": f.span.text} for f in doc._.footnotes]
+    if Doc.has_extension("formulas"):
+        views["formulas"] = [{"id": f.id, "label": f.label, "text": f.span.text} for f in doc._.formulas]
+    if Doc.has_extension("back_matter"):
+        views["back_matter"] = [{"title": b.title, "type": b.type, "paragraphs": [p.text for p in b.paragraphs]}
+                                for b in doc._.back_matter]
+    return views
 
 
 def compact_doc(doc: Doc, *, base_dir: Optional[PathLike] = None) -> dict:
