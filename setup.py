@@ -33,7 +33,7 @@ setup(
         "weasel>=1.0.1,<2",
         "bm25s>=0.3.16,<0.4",
     ],
-    extras_require={"test": ["pytest>=8.4,<10", "pypdf>=7.1,<8"]},
+    extras_require={"test": ["pytest>=8.4,<10", "pypdf>=7.1,<8", "jsonschema>=4.26,<5"]},
     entry_points={
         "console_scripts": ["scholarly-nlp = scholarly_nlp.cli:main"],
         "scholarly_nlp": ["builtin = scholarly_nlp.builtin_plugin"],
