@@ -16,10 +16,15 @@ from typing import Optional
 
 from .errors import MalformedInputError
 
-#: Kinds of text block, in the reading order the Doc uses.
-BLOCK_KINDS = ("title", "abstract", "heading", "paragraph", "caption")
+#: Kinds of text block. Reading order in the Doc: title, abstract, the body's headings,
+#: paragraphs and display formulas, back matter (headings and paragraphs of sections whose
+#: ``Section.kind`` is not "body"), footnotes, then captions.
+BLOCK_KINDS = ("title", "abstract", "heading", "paragraph", "formula", "footnote", "caption")
 #: Kinds of inline reference.
-REF_KINDS = ("bibr", "figure", "table", "formula", "other")
+REF_KINDS = ("bibr", "figure", "table", "formula", "footnote", "other")
+#: ``Section.kind`` of body sections; any other kind is back matter ("acknowledgement",
+#: "funding", "availability", "contributions", "competing_interests", ...).
+BODY = "body"
 #: Kinds of figure-like floats.
 FIGURE_KINDS = ("figure", "table")
 
@@ -28,8 +33,8 @@ FIGURE_KINDS = ("figure", "table")
 class InlineRef:
     """An inline reference inside a block: a citation marker or a figure/table mention.
 
-    ``target`` is the id of what it points to (``b12``, ``fig_3``, ``tab_1``), or None when
-    the source gave none and it could not be resolved.
+    ``target`` is the id of what it points to (``b12``, ``fig_3``, ``tab_1``, ``formula_2``,
+    ``foot_0``), or None when the source gave none and it could not be resolved.
     """
 
     start: int
@@ -44,7 +49,8 @@ class Block:
 
     ``sentences`` holds (start, end) offsets when the source segmented the text (TEI ``<s>``);
     None means the builder's segmenter decides. ``section`` indexes ``Paper.sections`` for
-    headings and body paragraphs; ``figure_id`` names the figure of a caption.
+    headings, body paragraphs and formulas; ``figure_id`` names the figure of a caption;
+    ``id`` and ``label`` name a formula (``formula_3``, "3") or a footnote (``foot_0``, "1").
     """
 
     kind: str
@@ -53,6 +59,8 @@ class Block:
     sentences: Optional[list[tuple[int, int]]] = None
     section: Optional[int] = None
     figure_id: Optional[str] = None
+    id: Optional[str] = None
+    label: str = ""
 
     def check(self, source: Optional[str] = None) -> None:
         """Raise MalformedInputError when an offset falls outside the text or overlaps badly."""
@@ -76,12 +84,22 @@ class Block:
 
 @dataclass
 class Section:
-    """A section of the body: heading text, its number (``3.1``) when given, nesting level."""
+    """A section: heading text, its number (``3.1``) when given, nesting level, and kind.
+
+    ``kind`` is ``"body"`` for the paper's body, else the back-matter type
+    (``"acknowledgement"``, ``"funding"``, ``"availability"``, ...).
+    """
 
     title: str
     number: Optional[str] = None
     level: int = 1
     parent: Optional[int] = None
+    kind: str = BODY
+
+    @property
+    def is_back_matter(self) -> bool:
+        """True for acknowledgements, funding, availability and similar statements."""
+        return self.kind != BODY
 
 
 @dataclass
@@ -127,8 +145,8 @@ class BibEntry:
 class Paper:
     """A parsed paper, independent of spaCy.
 
-    ``blocks`` are in reading order: title, abstract paragraphs, headings and body
-    paragraphs, then captions. ``reader`` names the reader that produced it.
+    ``blocks`` are in source order; the builder puts them in reading order (see
+    ``BLOCK_KINDS``). ``reader`` names the reader that produced it.
     """
 
     paper_id: str

@@ -1,9 +1,11 @@
 """Turning a reader-neutral :class:`~scholarly_nlp.paper.Paper` into a spaCy ``Doc``.
 
-``doc.text`` is the blocks in reading order (title, abstract, headings and body
-paragraphs, captions) joined by a blank line, so no sentence crosses blocks. Sentence
-boundaries come from the source's ``<s>`` when given, else from the scientific segmenter,
-and are written as ``Token.is_sent_start`` so they survive ``DocBin``.
+``doc.text`` is the blocks in reading order (title, abstract, the body's headings,
+paragraphs and formulas, back matter, footnotes, captions) joined by a blank line, so no
+sentence crosses blocks. Tokens are split wherever a span starts or ends (GROBID often
+glues two citation markers, ``</ref><ref>``), so every span covers exactly its characters.
+Sentence boundaries come from the source's ``<s>`` when given, else from the scientific
+segmenter, and are written as ``Token.is_sent_start`` so they survive ``DocBin``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..errors import MalformedInputError
-from ..paper import Block, Paper
+from ..paper import Block, Paper, Section
 from ..text.segmenter import split_sentences
 from .extensions import SPAN_GROUPS, install_extensions
 
@@ -33,7 +35,7 @@ def paper_to_doc(paper: Paper, nlp: Language) -> Doc:
     paper.check()
     blocks = [b for b in _reading_order(paper) if b.text]
     text, starts = _join_blocks(blocks)
-    doc = nlp.make_doc(text)
+    doc = _tokenize_with_boundaries(nlp, text, _span_edges(blocks, starts))
     _set_sentence_starts(doc, blocks, starts)
     groups: dict[str, list[Span]] = {name: [] for name in SPAN_GROUPS}
     _check_reconstruction(doc, paper, text, blocks, starts)
@@ -46,9 +48,70 @@ def paper_to_doc(paper: Paper, nlp: Language) -> Doc:
     return doc
 
 
+_READING_ORDER = {"title": 0, "abstract": 1, "heading": 2, "paragraph": 2, "formula": 2, "footnote": 4, "caption": 5}
+_BACK_MATTER_ORDER = 3
+
+
+def _section_of(paper: Paper, block: Block) -> Optional[Section]:
+    if block.section is None or not (0 <= block.section < len(paper.sections)):
+        return None
+    return paper.sections[block.section]
+
+
+def _is_back_matter(paper: Paper, block: Block) -> bool:
+    section = _section_of(paper, block)
+    return section is not None and section.is_back_matter and block.kind in ("heading", "paragraph", "formula")
+
+
 def _reading_order(paper: Paper) -> list[Block]:
-    order = {"title": 0, "abstract": 1, "heading": 2, "paragraph": 2, "caption": 3}
-    return sorted(paper.blocks, key=lambda b: order[b.kind])  # stable: keeps body order
+    def rank(block: Block) -> int:
+        return _BACK_MATTER_ORDER if _is_back_matter(paper, block) else _READING_ORDER[block.kind]
+
+    return sorted(paper.blocks, key=rank)  # stable: keeps the source order within a rank
+
+
+def _span_edges(blocks: list[Block], starts: list[int]) -> list[int]:
+    """Character offsets where a span starts or ends: block edges and inline reference edges."""
+    edges = []
+    for block, start in zip(blocks, starts):
+        edges.extend((start, start + len(block.text)))
+        for ref in block.refs:
+            edges.extend((start + ref.start, start + ref.end))
+    return edges
+
+
+def _tokenize_with_boundaries(nlp: Language, text: str, edges: list[int]) -> Doc:
+    """Tokenise ``text`` and split any token that a span edge falls inside.
+
+    ``"2013;Liu"`` from two glued markers is one token to spaCy; split at the markers' edges it
+    becomes ``"2013;"`` + ``"Liu"`` (no whitespace between), so each marker is a span of its own.
+    """
+    doc = nlp.make_doc(text)
+    if not len(doc) or not edges:
+        return doc
+    token_starts = doc.to_array(IDX).astype("int64")
+    token_ends = token_starts + numpy.fromiter((len(t) for t in doc), dtype="int64", count=len(doc))
+    cuts = numpy.unique(numpy.asarray(edges, dtype="int64"))
+    owner = numpy.searchsorted(token_starts, cuts, side="right") - 1
+    inside = (owner >= 0) & (cuts > token_starts[owner.clip(0)]) & (cuts < token_ends[owner.clip(0)])
+    if not inside.any():
+        return doc
+    splits: dict[int, list[int]] = {}
+    for cut, index in zip(cuts[inside].tolist(), owner[inside].tolist()):
+        splits.setdefault(index, []).append(cut)
+    words, spaces = [], []
+    for token in doc:
+        pieces = splits.get(token.i)
+        if not pieces:
+            words.append(token.text)
+            spaces.append(bool(token.whitespace_))
+            continue
+        bounds = [token.idx, *pieces, token.idx + len(token)]
+        for a, b in zip(bounds, bounds[1:]):
+            words.append(text[a:b])
+            spaces.append(False)
+        spaces[-1] = bool(token.whitespace_)
+    return Doc(nlp.vocab, words=words, spaces=spaces)
 
 
 def _join_blocks(blocks: list[Block]) -> tuple[str, list[int]]:
@@ -82,8 +145,11 @@ def _set_sentence_starts(doc: Doc, blocks: list[Block], starts: list[int]) -> No
     # One bulk write: setting Token.is_sent_start one by one re-checks annotations each time.
     doc.from_array([SENT_START], flags.astype("uint64").reshape(-1, 1))
 
-def _span(doc: Doc, start: int, end: int, label: str, kb_id: str = "") -> Optional[Span]:
-    return doc.char_span(start, end, label=label, kb_id=kb_id, alignment_mode="expand")
+def _span(doc: Doc, start: int, end: int, label: str, kb_id: str = "") -> Span:
+    span = doc.char_span(start, end, label=label, kb_id=kb_id, alignment_mode="strict")
+    if span is None:  # cannot happen: tokens are split at every span edge
+        raise ValueError(f"span {start}-{end} does not fall on token boundaries")
+    return span
 
 
 def _check_reconstruction(doc: Doc, paper: Paper, text: str, blocks: list[Block], starts: list[int]) -> None:
@@ -96,12 +162,17 @@ def _check_reconstruction(doc: Doc, paper: Paper, text: str, blocks: list[Block]
             raise MalformedInputError(paper.source, f"{block.kind} block text does not reconstruct from its offsets")
 
 
+_REF_GROUPS = {"bibr": "citations", "figure": "figure_refs", "table": "figure_refs", "formula": "formula_refs",
+               "footnote": "footnote_refs"}
+
+
 def _add_block_spans(doc: Doc, paper: Paper, block: Block, start: int, groups: dict[str, list[Span]]) -> None:
     end = start + len(block.text)
-    number = ""
-    if block.section is not None and block.section < len(paper.sections):
-        number = paper.sections[block.section].number or ""
-    if block.kind == "title":
+    section = _section_of(paper, block)
+    number = (section.number or "") if section is not None else ""
+    if _is_back_matter(paper, block) and block.kind != "heading":
+        groups["back_matter"].append(_span(doc, start, end, section.kind, f"bm{block.section}"))
+    elif block.kind == "title":
         groups["title"].append(_span(doc, start, end, "title"))
     elif block.kind == "abstract":
         groups["abstract"].append(_span(doc, start, end, "abstract"))
@@ -109,14 +180,18 @@ def _add_block_spans(doc: Doc, paper: Paper, block: Block, start: int, groups: d
         groups["section_heads"].append(_span(doc, start, end, "heading", number))
     elif block.kind == "paragraph":
         groups["paragraphs"].append(_span(doc, start, end, "paragraph", number))
+    elif block.kind == "formula":
+        groups["formulas"].append(_span(doc, start, end, "formula", block.id or ""))
+    elif block.kind == "footnote":
+        groups["footnotes"].append(_span(doc, start, end, "footnote", block.id or ""))
     elif block.kind == "caption":
         kind = next((f.kind for f in paper.figures if f.id == block.figure_id), "figure")
         groups["captions"].append(_span(doc, start, end, kind, block.figure_id or ""))
     for ref in block.refs:
-        if ref.kind == "bibr":
-            groups["citations"].append(_span(doc, start + ref.start, start + ref.end, "bibr", ref.target or ""))
-        elif ref.kind in ("figure", "table"):
-            groups["figure_refs"].append(_span(doc, start + ref.start, start + ref.end, ref.kind, ref.target or ""))
+        group = _REF_GROUPS.get(ref.kind)
+        if group is not None:
+            label = "bibr" if ref.kind == "bibr" else ref.kind
+            groups[group].append(_span(doc, start + ref.start, start + ref.end, label, ref.target or ""))
 
 
 def _section_spans(doc: Doc, paper: Paper, blocks: list[Block], starts: list[int]) -> tuple[list[Span], list[int]]:
@@ -126,7 +201,9 @@ def _section_spans(doc: Doc, paper: Paper, blocks: list[Block], starts: list[int
     """
     extent: dict[int, list[int]] = {}
     for block, start in zip(blocks, starts):
-        if block.kind not in ("heading", "paragraph") or block.section is None:
+        if block.kind not in ("heading", "paragraph", "formula") or block.section is None:
+            continue
+        if _is_back_matter(paper, block):
             continue
         end = start + len(block.text)
         section: Optional[int] = block.section
@@ -164,4 +241,9 @@ def _meta(paper: Paper, section_order: list[int]) -> dict:
             for i in section_order
         ],
         "bibliography": {key: entry.to_dict() for key, entry in paper.bibliography.items()},
+        "formulas": [{"id": b.id, "label": b.label} for b in paper.blocks if b.kind == "formula"],
+        "footnotes": [{"id": b.id, "number": b.label} for b in paper.blocks if b.kind == "footnote"],
+        "back_matter": [
+            {"id": f"bm{i}", "title": s.title, "type": s.kind} for i, s in enumerate(paper.sections) if s.is_back_matter
+        ],
     }

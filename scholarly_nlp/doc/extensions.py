@@ -14,11 +14,18 @@ group              one span per                                 label_ / kb_id_
 ``captions``       figure/table caption                         kind / figure id
 ``figure_refs``    inline figure/table mention                  kind / figure id or ""
 ``citations``      inline citation marker                       "bibr" / bib id or ""
+``formulas``       display formula (its label included)         "formula" / formula id
+``formula_refs``   inline formula reference ("Eq. (3)")         "formula" / formula id or ""
+``footnotes``      footnote text (after the body)               "footnote" / footnote id
+``footnote_refs``  footnote anchor in the text                  "footnote" / footnote id or ""
+``back_matter``    back-matter paragraph (acknowledgements,     type / back-matter id
+                   funding, availability, ...)                  (``bm3``)
 =================  ===========================================  ======================
 
 What is not text (figure labels and boxes, bibliography, section levels, paper id) is one
 JSON-able dict in ``doc._.paper_meta``. Typed views are getters: ``doc._.figures``,
-``doc._.citances``, ``doc._.sections``, ``doc._.bibliography``, ``doc._.paper_id``.
+``doc._.citances``, ``doc._.sections``, ``doc._.bibliography``, ``doc._.paper_id``,
+``doc._.formulas``, ``doc._.footnotes``, ``doc._.back_matter``.
 """
 
 from __future__ import annotations
@@ -29,9 +36,12 @@ from typing import Any, Optional
 
 from spacy.tokens import Doc, Span, Token
 
-from .types import Citance, Figure, Section
+from .types import BackMatter, Citance, Figure, Footnote, Formula, Section
 
-SPAN_GROUPS = ("title", "abstract", "sections", "section_heads", "paragraphs", "captions", "figure_refs", "citations")
+SPAN_GROUPS = (
+    "title", "abstract", "sections", "section_heads", "paragraphs", "captions", "figure_refs", "citations",
+    "formulas", "formula_refs", "footnotes", "footnote_refs", "back_matter",
+)
 
 
 def paper_meta(doc: Doc) -> dict:
@@ -122,6 +132,46 @@ def get_sections(doc: Doc) -> list[Section]:
     return sections
 
 
+def _refs_by_target(doc: Doc, group: str) -> dict[str, list[Span]]:
+    found: dict[str, list[Span]] = defaultdict(list)
+    for span in doc.spans.get(group, []):
+        if span.kb_id_:
+            found[span.kb_id_].append(span)
+    return found
+
+
+def get_formulas(doc: Doc) -> list[Formula]:
+    """Display formulas in document order, each with its printed label and the spans that refer to it."""
+    labels = {f.get("id"): f.get("label", "") for f in paper_meta(doc).get("formulas", [])}
+    refs = _refs_by_target(doc, "formula_refs")
+    return [
+        Formula(id=span.kb_id_, label=labels.get(span.kb_id_, ""), span=span, mentions=refs.get(span.kb_id_, []))
+        for span in doc.spans.get("formulas", [])
+    ]
+
+
+def get_footnotes(doc: Doc) -> list[Footnote]:
+    """Footnotes in document order, each with its printed number and its anchors in the text."""
+    numbers = {f.get("id"): f.get("number", "") for f in paper_meta(doc).get("footnotes", [])}
+    anchors = _refs_by_target(doc, "footnote_refs")
+    return [
+        Footnote(id=span.kb_id_, number=numbers.get(span.kb_id_, ""), span=span, anchors=anchors.get(span.kb_id_, []))
+        for span in doc.spans.get("footnotes", [])
+    ]
+
+
+def get_back_matter(doc: Doc) -> list[BackMatter]:
+    """Back-matter sections (acknowledgements, funding, availability, ...) with their paragraph spans."""
+    paragraphs: dict[str, list[Span]] = defaultdict(list)
+    for span in doc.spans.get("back_matter", []):
+        paragraphs[span.kb_id_].append(span)
+    return [
+        BackMatter(id=entry["id"], title=entry.get("title", ""), type=entry.get("type", ""),
+                   paragraphs=paragraphs.get(entry["id"], []))
+        for entry in paper_meta(doc).get("back_matter", [])
+    ]
+
+
 DOC_EXTENSIONS: dict[str, dict[str, Any]] = {
     "paper_meta": {"default": None},
     # Citances that cite this (reference) paper, each a JSON-able dict; see
@@ -132,6 +182,9 @@ DOC_EXTENSIONS: dict[str, dict[str, Any]] = {
     "figures": {"getter": get_figures},
     "citances": {"getter": get_citances},
     "sections": {"getter": get_sections},
+    "formulas": {"getter": get_formulas},
+    "footnotes": {"getter": get_footnotes},
+    "back_matter": {"getter": get_back_matter},
     # Set by the aspect embedder: {aspect: float32 vector} for title/background/method/result.
     "aspect_vectors": {"default": None},
     # Set by the aspect embedder: float32 (n, width), one row per roles.aspect_sentences(doc).

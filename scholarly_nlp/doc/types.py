@@ -74,3 +74,42 @@ class Section:
     def __repr__(self) -> str:
         return (f"Section(number={self.number!r}, title={_clip(self.title, 60)!r}, level={self.level}, "
                 f"paragraphs={len(self.paragraphs)})")
+
+
+@dataclass(frozen=True, repr=False)
+class Formula:
+    """A display formula: its id (``formula_3``), printed label ("3"), span, and the spans that cite it."""
+
+    id: str
+    label: str
+    span: Span
+    mentions: list[Span] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"Formula(id={self.id!r}, label={self.label!r}, mentions={len(self.mentions)})"
+
+
+@dataclass(frozen=True, repr=False)
+class Footnote:
+    """A footnote: its id (``foot_0``), printed number, text span and its anchors in the text."""
+
+    id: str
+    number: str
+    span: Span
+    anchors: list[Span] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"Footnote(id={self.id!r}, number={self.number!r}, anchors={len(self.anchors)})"
+
+
+@dataclass(frozen=True, repr=False)
+class BackMatter:
+    """A back-matter section: acknowledgements, funding, data availability, author contributions, ..."""
+
+    id: str
+    title: str
+    type: str
+    paragraphs: list[Span] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"BackMatter(id={self.id!r}, type={self.type!r}, title={self.title!r}, paragraphs={len(self.paragraphs)})"
