@@ -17,16 +17,28 @@ from typing import Optional, Union
 from lxml import etree
 
 from ..errors import EmptyDocumentError, InputError, MalformedInputError, UnsafeInputError
-from ..paper import BibEntry, Block, FigureInfo, InlineRef, Paper, Section
+from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.mentions import MENTION_PATTERN, resolve_mention
 from ..text.normalize import TextAccumulator, collapse_whitespace
+from .tei_parts import (
+    back_matter_kind,
+    bib_year,
+    formula_label,
+    grobid_version,
+    is_drop_cap,
+    is_supplementary_mention,
+    looks_like_venue,
+    table_caption_from_cells,
+)
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 NS = {"t": TEI_NS}
-_REF_KINDS = {"bibr": "bibr", "figure": "figure", "table": "table", "formula": "formula"}
+_REF_KINDS = {"bibr": "bibr", "figure": "figure", "table": "table", "formula": "formula", "foot": "footnote"}
 # Elements whose text is not part of the running prose of a paragraph.
-_SKIP_INLINE = {"note", "figure", "table"}
+_SKIP_INLINE = {"note", "figure", "table", "formula"}
+# <back> divs that are back matter by their type; "annex" divs are classified by their head.
+_BACK_DIV_TYPES = {"acknowledgement", "funding", "availability"}
 _ENTITY_DECL = re.compile(rb"<!ENTITY", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"<!DOCTYPE", re.IGNORECASE)
 
@@ -91,18 +103,27 @@ class _TeiBuilder:
         self.root = root
         self.paper = Paper(paper_id=paper_id, source=source, reader="tei")
         self._figure_labels: list[tuple[str, str, str]] = []
+        self._figure_ids: set[str] = set()
+        self._formula_labels: dict[str, str] = {}
+        self._formula_texts: dict[str, str] = {}
+        self._footnote_numbers: dict[str, str] = {}
+        # GROBID before 0.6 keeps words broken at line ends as "struc- ture".
+        version = grobid_version(root)
+        self._join_broken_words = version is None or version < (0, 6)
+        self._drop_cap = ""
 
     def build(self) -> Paper:
-        """Fill the paper: figures first (to resolve untargeted refs), then text in reading order."""
+        """Fill the paper: floats, formulas and footnotes first (to resolve refs), then text in reading order."""
         self._read_figures()
+        self._index_formulas_and_footnotes()
         self._read_bibliography()
         self._read_title()
         self._read_abstract()
         body = self.root.find("t:text/t:body", NS)
         if body is not None:
-            self._read_container(body, level=1, parent=None)
-        for annex in self.root.iterfind("t:text/t:back/t:div[@type='annex']", NS):
-            self._read_container(annex, level=1, parent=None)
+            self._read_container(body, level=1, parent=None, kind=BODY)
+        self._read_back()
+        self._read_footnotes()
         self._read_captions()
         return self.paper
 
@@ -125,53 +146,105 @@ class _TeiBuilder:
         if not paragraphs and collapse_whitespace("".join(abstract.itertext())):
             paragraphs = [abstract]
         for p in paragraphs:
-            block = self._paragraph_block(p, kind="abstract", section=None)
+            # A structured abstract's heads ("Background", "Methods") lead their paragraph; GROBID
+            # also puts misread opening sentences there. Either way they are abstract text.
+            lead = ""
+            parent = p.getparent()
+            if parent is not None and parent is not abstract and p is parent.find("t:p", NS):
+                head = parent.find("t:head", NS)
+                lead = collapse_whitespace("".join(head.itertext())) if head is not None else ""
+            block = self._paragraph_block(p, kind="abstract", section=None, lead=lead)
             if block is not None:
                 self.paper.blocks.append(block)
 
-    # -- body -------------------------------------------------------------------------
-    def _read_container(self, container: etree._Element, level: int, parent: Optional[int]) -> None:
-        """Read paragraphs and divs of ``body`` or a ``div``, recursing into nested divs."""
+    # -- body and back ------------------------------------------------------------------
+    def _read_container(self, container: etree._Element, level: int, parent: Optional[int], kind: str) -> None:
+        """Read paragraphs, formulas and divs of ``body`` or a ``div``, recursing into nested divs."""
         current = parent
         for child in container:
             if not isinstance(child.tag, str):
                 continue
             name = etree.QName(child).localname
             if name == "div":
-                current = self._read_div(child, level, parent, current)
+                current = self._read_div(child, level, parent, current, kind)
             elif name == "p":
-                self._append_paragraph(child, current)
+                current = self._append_paragraph(child, current, kind)
+            elif name == "formula":
+                current = self._append_formula(child, current, kind)
+            elif name in ("ref", "s"):
+                # A stray inline element directly in a div (re-serialised TEI): a paragraph of its own.
+                current = self._append_paragraph(_wrapped(child), current, kind)
 
-    def _read_div(self, div: etree._Element, level: int, parent: Optional[int], current: Optional[int]) -> Optional[int]:
+    def _read_div(self, div: etree._Element, level: int, parent: Optional[int], current: Optional[int],
+                  kind: str) -> Optional[int]:
         """Read one div; returns the section index later headless siblings continue."""
         head = div.find("t:head", NS)
         title = collapse_whitespace("".join(head.itertext())) if head is not None else ""
+        number = (head.get("n") or "").strip().rstrip(".") or None if head is not None else None
+        if title and number is None and is_drop_cap(title, _first_paragraph_text(div)):
+            # A drop cap ("D" / "ue to the rapid ...") is the first letter of the paragraph.
+            self._drop_cap, title = title, ""
         if title:
-            number = (head.get("n") or "").strip().rstrip(".") or None
+            if number is None and (parent is None or kind != BODY):
+                # "Competing interests" in the body or an annex, "Publisher's Note" inside GROBID's
+                # acknowledgement div: the head says what the section is.
+                kind = back_matter_kind(title) or kind
             depth = level if number is None else max(level, number.count(".") + 1)
-            self.paper.sections.append(Section(title=title, number=number, level=depth, parent=parent))
+            self.paper.sections.append(Section(title=title, number=number, level=depth, parent=parent, kind=kind))
             index = len(self.paper.sections) - 1
             self.paper.blocks.append(Block(kind="heading", text=title, section=index))
-            self._read_container(div, level=depth + 1, parent=index)
+            self._read_container(div, level=depth + 1, parent=index, kind=kind)
             return index
         # GROBID splits a section at page breaks and floats into headless divs: continue it.
-        if current is None:
-            self.paper.sections.append(Section(title="", number=None, level=level, parent=parent))
-            current = len(self.paper.sections) - 1
-        self._read_container(div, level=level + 1, parent=current)
+        if current is None or self.paper.sections[current].kind != kind:
+            current = self._new_section(level, parent, kind)
+        self._read_container(div, level=level + 1, parent=current, kind=kind)
         return current
 
-    def _append_paragraph(self, p: etree._Element, section: Optional[int]) -> None:
+    def _new_section(self, level: int, parent: Optional[int], kind: str) -> int:
+        self.paper.sections.append(Section(title="", number=None, level=level, parent=parent, kind=kind))
+        return len(self.paper.sections) - 1
+
+    def _read_back(self) -> None:
+        """Appendices (``annex``) as body sections, acknowledgements, funding and statements as back matter."""
+        back = self.root.find("t:text/t:back", NS)
+        if back is None:
+            return
+        for div in back.iterfind("t:div", NS):
+            div_type = (div.get("type") or "").lower()
+            if div_type in _BACK_DIV_TYPES:
+                self._read_container(div, level=1, parent=None, kind=div_type)
+            elif div_type == "annex":
+                self._read_container(div, level=1, parent=None, kind=BODY)
+
+    def _append_paragraph(self, p: etree._Element, section: Optional[int], kind: str) -> int:
         if section is None:
-            self.paper.sections.append(Section(title="", number=None, level=1))
-            section = len(self.paper.sections) - 1
+            section = self._new_section(1, None, kind)
         block = self._paragraph_block(p, kind="paragraph", section=section)
         if block is not None:
             self.paper.blocks.append(block)
+        return section
 
-    def _paragraph_block(self, p: etree._Element, kind: str, section: Optional[int]) -> Optional[Block]:
-        """Flatten a ``p`` into text, inline refs and (when present) ``<s>`` sentence offsets."""
-        acc = TextAccumulator()
+    def _append_formula(self, formula: etree._Element, section: Optional[int], kind: str) -> int:
+        """A display formula: its text (label included) as a block of its own, kept in the section."""
+        if section is None:
+            section = self._new_section(1, None, kind)
+        text = _formula_text(formula)
+        if text:
+            formula_id = formula.get(XML_ID) or f"formula_auto{len(self._formula_labels)}"
+            label = self._formula_labels.get(formula_id) or formula_label(formula)
+            self.paper.blocks.append(Block(kind="formula", text=text, section=section, id=formula_id, label=label))
+        return section
+
+    def _paragraph_block(self, p: etree._Element, kind: str, section: Optional[int], lead: str = "") -> Optional[Block]:
+        """Flatten a ``p`` into text, inline refs and (when present) ``<s>`` sentence offsets.
+
+        ``lead`` is text put before the paragraph as a sentence of its own (an abstract's head).
+        """
+        acc = TextAccumulator(join_broken_words=self._join_broken_words)
+        if lead:
+            acc.add(lead)
+            acc.mark_break()
         refs: list[InlineRef] = []
         sentences: list[tuple[int, int]] = []
         self._walk_inline(p, acc, refs, sentences)
@@ -180,8 +253,13 @@ class _TeiBuilder:
             return None
         return Block(kind=kind, text=text, refs=refs, sentences=sentences or None, section=section)
 
+    def _add_text(self, acc: TextAccumulator, text: str) -> None:
+        if self._drop_cap and text.strip():
+            text, self._drop_cap = self._drop_cap + text.lstrip(), ""
+        acc.add(text)
+
     def _walk_inline(self, el: etree._Element, acc: TextAccumulator, refs: list[InlineRef], sentences: list) -> None:
-        acc.add(el.text or "")
+        self._add_text(acc, el.text or "")
         for child in el:
             if isinstance(child.tag, str):
                 name = etree.QName(child).localname
@@ -198,39 +276,93 @@ class _TeiBuilder:
                     self._add_ref(child, acc, refs)
                 else:
                     self._walk_inline(child, acc, refs, sentences)
-            acc.add(child.tail or "")
+            self._add_text(acc, child.tail or "")
 
     def _add_ref(self, ref: etree._Element, acc: TextAccumulator, refs: list[InlineRef]) -> None:
-        start = acc.position
-        acc.add("".join(ref.itertext()))
-        end = acc.end
-        if end <= start:
-            return
         kind = _REF_KINDS.get(ref.get("type") or "", "other")
         target = (ref.get("target") or "").lstrip("#") or None
+        text = "".join(ref.itertext())
+        if kind == "footnote" and target in self._footnote_numbers and collapse_whitespace(text) == target:
+            text = self._footnote_numbers[target] or text  # GROBID prints the anchor as its id ("foot_1")
+        before = acc.tail(40)
+        offsets = acc.add_marker(text)
+        if offsets is None:
+            return
+        start, end = offsets
+        marker = acc.tail(end - start)
         if kind in ("figure", "table"):
-            target = self._resolve_figure_ref(target, acc.text()[start:end], kind)
+            target = None if is_supplementary_mention(before, marker) else self._resolve_figure_ref(target, marker, kind)
         elif kind == "bibr" and target is not None and target not in self.paper.bibliography:
+            target = None
+        elif kind == "formula":
+            target = self._resolve_formula_ref(target, marker)
+        elif kind == "footnote" and target not in self._footnote_numbers:
             target = None
         refs.append(InlineRef(start=start, end=end, kind=kind, target=target))
 
     def _resolve_figure_ref(self, target: Optional[str], text: str, kind: str) -> Optional[str]:
-        known = {fig_id for fig_id, _, _ in self._figure_labels}
-        if target in known:
+        if target in self._figure_ids:
             return target
         return resolve_mention(text, self._figure_labels, kind_hint=kind)
 
-    # -- floats -----------------------------------------------------------------------
-    def _read_figures(self) -> None:
+    def _resolve_formula_ref(self, target: Optional[str], text: str) -> Optional[str]:
+        """A formula ref's target, else the formula whose printed label the text names ("(3)")."""
+        if target in self._formula_labels:
+            return target
+        wanted = text.strip("()[] .,;").lower()
+        if not wanted:
+            return None
+        found = next((fid for fid, label in self._formula_labels.items() if label and label.lower() == wanted), None)
+        if found is None:
+            # GROBID 0.5 merges consecutive equations into one formula with one label: the
+            # others' numbers "(1)" are left in its text.
+            printed = re.compile(rf"(?:^|\s)\({re.escape(wanted)}\)(?=\s|$)", re.IGNORECASE)
+            found = next((fid for fid, body in self._formula_texts.items() if printed.search(body)), None)
+        return found
+
+    # -- footnotes and formulas -----------------------------------------------------------
+    def _index_formulas_and_footnotes(self) -> None:
         text = self.root.find("t:text", NS)
         if text is None:
             return
+        for n, formula in enumerate(text.iter(f"{{{TEI_NS}}}formula")):
+            formula_id = formula.get(XML_ID) or f"formula_auto{n}"
+            self._formula_labels[formula_id] = formula_label(formula)
+            self._formula_texts[formula_id] = _formula_text(formula)
+        for n, note in enumerate(self._footnote_elements()):
+            self._footnote_numbers[note.get(XML_ID) or f"foot_auto{n}"] = (note.get("n") or "").strip()
+
+    def _footnote_elements(self) -> list[etree._Element]:
+        text = self.root.find("t:text", NS)
+        return [] if text is None else list(text.iterfind(".//t:note[@place='foot']", NS))
+
+    def _read_footnotes(self) -> None:
+        """Footnotes (``note@place=foot``) after the body, each with its id and printed number."""
+        for n, note in enumerate(self._footnote_elements()):
+            note_id = note.get(XML_ID) or f"foot_auto{n}"
+            block = self._paragraph_block(note, kind="footnote", section=None)
+            if block is not None:
+                block.id, block.label = note_id, self._footnote_numbers.get(note_id, "")
+                self.paper.blocks.append(block)
+
+    # -- floats -----------------------------------------------------------------------
+    def _floats(self) -> list[tuple[etree._Element, str, str]]:
+        """(element, kind, id) of every top-level ``figure`` in the text, in document order."""
+        text = self.root.find("t:text", NS)
+        if text is None:
+            return []
+        floats = []
         for n, fig in enumerate(text.iter(f"{{{TEI_NS}}}figure")):
             if fig.getparent() is not None and etree.QName(fig.getparent()).localname == "figure":
                 continue
             kind = "table" if (fig.get("type") or "").lower() == "table" else "figure"
-            fig_id = fig.get(XML_ID) or f"{'tab' if kind == 'table' else 'fig'}_auto{n}"
-            head = collapse_whitespace("".join(fig.find("t:head", NS).itertext())) if fig.find("t:head", NS) is not None else ""
+            floats.append((fig, kind, fig.get(XML_ID) or f"{'tab' if kind == 'table' else 'fig'}_auto{n}"))
+        return floats
+
+    def _read_figures(self) -> None:
+        for fig, kind, fig_id in self._floats():
+            head_el = fig.find("t:head", NS)
+            head = collapse_whitespace("".join(head_el.itertext())) if head_el is not None else ""
             label_el = fig.find("t:label", NS)
             label = collapse_whitespace(label_el.text or "") if label_el is not None and label_el.text else ""
             label = label or _label_from_caption_start(head) or _label_from_caption_start(_caption_text(fig))
@@ -238,22 +370,18 @@ class _TeiBuilder:
             info.page, info.bbox = _coords(fig.get("coords") or _graphic_coords(fig))
             self.paper.figures.append(info)
             self._figure_labels.append((fig_id, kind, label))
+            self._figure_ids.add(fig_id)
 
     def _read_captions(self) -> None:
-        text = self.root.find("t:text", NS)
-        if text is None:
-            return
         by_id = {f.id: f for f in self.paper.figures}
         seen = set()
-        for n, fig in enumerate(text.iter(f"{{{TEI_NS}}}figure")):
-            if fig.getparent() is not None and etree.QName(fig.getparent()).localname == "figure":
-                continue
-            kind = "table" if (fig.get("type") or "").lower() == "table" else "figure"
-            fig_id = fig.get(XML_ID) or f"{'tab' if kind == 'table' else 'fig'}_auto{n}"
+        for fig, kind, fig_id in self._floats():
             if fig_id in seen or fig_id not in by_id:
                 continue
             seen.add(fig_id)
-            caption = _caption_text(fig)
+            caption = _caption_text(fig) or _caption_from_head(by_id[fig_id].head)
+            if not caption and kind == "table":
+                caption = table_caption_from_cells(by_id[fig_id].head, _table_text(fig))
             if caption:
                 self.paper.blocks.append(Block(kind="caption", text=caption, figure_id=fig_id))
 
@@ -262,6 +390,44 @@ class _TeiBuilder:
         for n, bibl in enumerate(self.root.iterfind("t:text/t:back//t:listBibl/t:biblStruct", NS)):
             bib_id = bibl.get(XML_ID) or f"b{n}"
             self.paper.bibliography[bib_id] = _bib_entry(bibl, bib_id)
+
+
+def _formula_text(formula: etree._Element) -> str:
+    """The formula's text with its label set apart by a space ("... + b (3)")."""
+    label = formula.find("t:label", NS)
+    body = "".join(formula.itertext()) if label is None else "".join(
+        (formula.text or "", *("".join(c.itertext()) + (c.tail or "") for c in formula if c is not label),
+         label.tail or ""))
+    printed = collapse_whitespace("".join(label.itertext())) if label is not None else ""
+    return collapse_whitespace(f"{body} {printed}")
+
+
+def _wrapped(inline: etree._Element) -> etree._Element:
+    """A ``p`` holding a copy of one inline element (its tail left out)."""
+    p = etree.Element(f"{{{TEI_NS}}}p")
+    copy = etree.fromstring(etree.tostring(inline, with_tail=False))
+    p.append(copy)
+    return p
+
+
+def _first_paragraph_text(div: etree._Element) -> str:
+    p = div.find("t:p", NS)
+    return collapse_whitespace("".join(p.itertext()))[:40] if p is not None else ""
+
+
+def _table_text(fig: etree._Element) -> str:
+    table = fig.find("t:table", NS)
+    return "".join(table.itertext()) if table is not None else ""
+
+
+def _caption_from_head(head: str) -> str:
+    """A head that carries the caption itself ("Table 2 : Category counts ..."), else ""."""
+    match = MENTION_PATTERN.match(head or "")
+    if not match:
+        return ""
+    separator = re.match(r"\s*[:.]\s*", head[match.end():])
+    rest = head[match.end() + separator.end():] if separator else ""
+    return f"{head[:match.end()].strip()}: {rest}" if rest else ""
 
 
 def _label_from_caption_start(text: str) -> str:
@@ -310,8 +476,14 @@ def _bib_entry(bibl: etree._Element, bib_id: str) -> BibEntry:
     title = text_of(analytic.find("t:title", NS)) if analytic is not None else ""
     venue = ""
     if monogr is not None:
-        monogr_title = text_of(monogr.find("t:title", NS))
-        if title:
+        monogr_title_el = monogr.find("t:title", NS)
+        monogr_title = text_of(monogr_title_el)
+        # A book's title is its monogr title; a journal or proceedings name never is, even
+        # when GROBID lost the article title.
+        is_container = looks_like_venue(monogr_title) or (
+            monogr_title_el is not None and monogr_title_el.get("level") in ("j", "s")
+        )
+        if title or is_container:
             venue = monogr_title
         else:
             title = monogr_title
@@ -326,11 +498,8 @@ def _bib_entry(bibl: etree._Element, bib_id: str) -> BibEntry:
             full = " ".join(n for n in names + [surname] if n)
             if full:
                 authors.append(full)
-    year = None
     date = bibl.find(".//t:imprint/t:date", NS)
-    if date is not None:
-        match = re.search(r"\d{4}", date.get("when") or date.text or "")
-        year = match.group(0) if match else None
+    year = bib_year(date.get("when"), text_of(date)) if date is not None else None
     doi_el = bibl.find(".//t:idno[@type='DOI']", NS)
     doi = collapse_whitespace(doi_el.text or "") if doi_el is not None and doi_el.text else None
     return BibEntry(id=bib_id, title=title, authors=authors, year=year, venue=venue, doi=doi)

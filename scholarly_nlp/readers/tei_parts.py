@@ -1,0 +1,135 @@
+"""Small decisions the TEI reader makes about GROBID's output, each testable on its own.
+
+GROBID's TEI is faithful to the PDF but not always to the paper: the year of a reference
+can be a page number, a table's caption can sit inside ``<table>`` (0.5.x), a drop cap
+becomes a one-letter section title. These functions recognise such cases.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Optional
+
+from lxml import etree
+
+from ..text.mentions import MENTION_PATTERN
+
+TEI_NS = "http://www.tei-c.org/ns/1.0"
+
+# Section heads of back matter, by kind. A head must match whole (an optional trailing colon
+# aside), so "Competing methods" or "Ethics of AI in medicine" stay body sections.
+_BACK_MATTER_HEADS = [
+    ("acknowledgement", r"acknowledge?ments?|acknowledge?ment of \w+"),
+    ("funding", r"funding( information| sources?| statement)?|financial (support|disclosure)( and sponsorship)?|grant information"),
+    ("availability", r"(data|code|software|artifact|materials?)( and (code|materials?|software))? availability( statement)?"
+                     r"|availability of (data|code|software)( and materials?)?"),
+    ("contributions", r"authors?['’]? contributions?|contributions? of (the )?authors|credit authorship contribution statement"),
+    ("competing_interests", r"competing (financial )?interests?|conflicts? of interests?|declaration of (competing|conflicting) interests?"
+                            r"|disclosure statement|declarations?"),
+    ("ethics", r"ethics( approval)?( and consent to participate)?|ethics statement|ethical (approval|considerations|clearance)"
+               r"|consent (for publication|to publish)|informed consent( statement)?|institutional review board statement"),
+    ("abbreviations", r"abbreviations|list of abbreviations"),
+    ("publisher_note", r"publisher['’]?s note"),
+    ("supplementary", r"supplementary (information|material|data)|supporting information|additional files?"),
+]
+_BACK_MATTER_PATTERNS = [(kind, re.compile(rf"(?:{pattern})\s*[:.]?", re.IGNORECASE)) for kind, pattern in _BACK_MATTER_HEADS]
+
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+#: Years before this are page numbers or volume numbers in GROBID's ``@when`` unless printed.
+EARLIEST_YEAR = 1500
+
+_SUPPLEMENTARY_BEFORE = re.compile(
+    r"(supplementa(?:ry|l)|suppl\.?|extended data|additional file \d*|online resource)\s*$", re.IGNORECASE
+)
+_SUPPLEMENTARY_MARKER = re.compile(r"\s*(supplementa(?:ry|l)|suppl\.|extended data|additional file)", re.IGNORECASE)
+
+_VENUE_START = re.compile(
+    r"(in )?(proc\.|proceedings|journal|transactions|advances in|annals of|conference|workshop|symposium|"
+    r"international (conference|journal|workshop)|acm |ieee |arxiv)", re.IGNORECASE
+)
+
+
+def back_matter_kind(head: str) -> Optional[str]:
+    """The back-matter kind of a section head ("Acknowledgments" -> "acknowledgement"), else None."""
+    head = (head or "").strip()
+    for kind, pattern in _BACK_MATTER_PATTERNS:
+        if pattern.fullmatch(head):
+            return kind
+    return None
+
+
+def bib_year(when: Optional[str], printed: str, *, latest: Optional[int] = None) -> Optional[str]:
+    """The year of a reference from GROBID's ``date@when`` and the printed date text.
+
+    GROBID sometimes takes a page or volume number for the year (``when="1383"`` for a
+    printed "2017. 1383"). The first plausible year in the printed text wins when ``@when``
+    disagrees with it; a ``@when`` before ``EARLIEST_YEAR`` with nothing printed to back it
+    is dropped. A genuinely old year (Darwin, 1859) is kept: it is printed too.
+    """
+    latest = latest or datetime.date.today().year + 1
+    printed_years = [int(y) for y in _YEAR.findall(printed or "") if EARLIEST_YEAR <= int(y) <= latest]
+    match = _YEAR.search(when or "")
+    claimed = int(match.group(1)) if match else None
+    if printed_years and claimed != printed_years[0]:
+        return str(printed_years[0])
+    if claimed is not None and EARLIEST_YEAR <= claimed <= latest:
+        return str(claimed)
+    return None
+
+
+def looks_like_venue(title: str) -> bool:
+    """True for a journal or proceedings name ("Proceedings of ACL", "Journal of ...")."""
+    return bool(_VENUE_START.match(title or ""))
+
+
+def is_supplementary_mention(text_before: str, marker: str) -> bool:
+    """True for "Supplementary Fig. 8", "Supplemental Table 2", "Extended Data Fig. 1".
+
+    Such mentions point at material outside the paper and never at a main-text figure.
+    """
+    return bool(_SUPPLEMENTARY_MARKER.match(marker) or _SUPPLEMENTARY_BEFORE.search(text_before))
+
+
+def formula_label(formula: etree._Element) -> str:
+    """The printed number of a display formula (``<label>(3)</label>`` -> "3"), or ""."""
+    label = formula.find(f"{{{TEI_NS}}}label")
+    if label is None:
+        return ""
+    return re.sub(r"\s+", " ", "".join(label.itertext())).strip().strip("()[] .")
+
+
+def grobid_version(root: etree._Element) -> Optional[tuple[int, int]]:
+    """(major, minor) of the GROBID that wrote this TEI, from ``application@version``; None if unknown."""
+    for app in root.iter(f"{{{TEI_NS}}}application"):
+        if (app.get("ident") or "").upper() == "GROBID":
+            match = re.match(r"(\d+)\.(\d+)", app.get("version") or "")
+            if match:
+                return int(match.group(1)), int(match.group(2))
+    return None
+
+
+def is_drop_cap(head: str, first_paragraph: str) -> bool:
+    """A one-letter head ("D") followed by a paragraph that continues the word ("ue to ...")."""
+    return len(head) == 1 and head.isupper() and first_paragraph[:1].islower()
+
+
+def table_caption_from_cells(head: str, table_text: str) -> str:
+    """The caption GROBID 0.5 left inside ``<table>`` when ``figDesc`` is empty.
+
+    With a bare head ("Table 2 :"), GROBID 0.5.x often puts the caption as the first block of
+    the table's text (the cells themselves are lost). The block is taken when it reads like
+    a caption: it starts with a capital letter and is mostly words. Returns
+    "Table 2: <caption>" or "".
+    """
+    match = MENTION_PATTERN.match(head or "")
+    if not match or head[match.end():].strip(" :.") or not table_text.strip():
+        return ""
+    first = re.sub(r"\s+", " ", re.split(r"\n\s*\n", table_text.strip())[0]).strip()
+    words = first.split()
+    if len(words) < 3 or not first[0].isupper():
+        return ""
+    wordlike = sum(1 for w in words if re.fullmatch(r"[^\W\d_][\w'’\-]*[,.;:)]?", w))
+    if wordlike / len(words) < 0.6:
+        return ""
+    return f"{head[:match.end()].strip()}: {first}"
