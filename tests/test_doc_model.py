@@ -35,7 +35,8 @@ def test_text_order_title_abstract_body_captions(d14_1003):
 
 def test_no_sentence_crosses_a_block(d14_1003):
     doc = d14_1003
-    blocks = [s for name in ("title", "abstract", "section_heads", "paragraphs", "captions") for s in doc.spans[name]]
+    blocks = [s for name in ("title", "abstract", "section_heads", "paragraphs", "formulas", "back_matter", "footnotes",
+                             "captions") for s in doc.spans[name]]
     for sentence in doc.sents:
         text = sentence.text.strip()
         inside = [b for b in blocks if b.start <= sentence.start and sentence.end <= b.end + 1]
