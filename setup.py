@@ -15,6 +15,7 @@ setup(
     license="MIT",
     python_requires=">=3.11",
     packages=find_packages(include=["scholarly_nlp", "scholarly_nlp.*"]),
+    package_data={"scholarly_nlp": ["schema/*.json"]},
     install_requires=[
         "spacy>=3.8.18,<3.9",
         "thinc>=8.3.14,<8.4",
