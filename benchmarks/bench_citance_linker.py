@@ -81,7 +81,7 @@ def main() -> None:
     import torch
     import scholarly_nlp
     from scholarly_citance_linker.candidates import bm25_candidates, encoder_query, sentence_texts
-    from scholarly_nlp.linking.bm25_stage import ReferenceIndex
+    from scholarly_nlp.retrieval import SentenceIndex
     from scholarly_nlp.ml.backbones import resolve_backbone
     from scholarly_nlp.ml.cross_encoder import score_pairs
 
@@ -89,9 +89,9 @@ def main() -> None:
     nlp = scholarly_nlp.blank()
     doc = closest_paper(args.data, nlp)
     citances = [c["text"] for c in doc._.incoming_citances][: args.citances]
-    ReferenceIndex.clear_cache()
-    index_seconds = timed(lambda: ReferenceIndex(doc), 3)
-    ReferenceIndex.for_doc(doc)
+    SentenceIndex.clear_cache()
+    index_seconds = timed(lambda: SentenceIndex(doc), 3)
+    SentenceIndex.for_doc(doc)
     bm25 = statistics.median(timed(lambda c=c: bm25_candidates(doc, c, args.candidates, position_boost=1.5,
                                                                 prior_fraction=0.3), 5) for c in citances)
     texts = sentence_texts(doc)

@@ -2,7 +2,7 @@
 
 For each of the reference papers (RPs) in ``train-manual`` (40 in the 2018+ release),
 every annotated citance is linked to the RP's sentences with
-:mod:`scholarly_nlp.linking.bm25_stage`; the top-``k`` sentence ids are the system
+:mod:`scholarly_nlp.retrieval.sentences`; the top-``k`` sentence ids are the system
 answer. Task 1A precision/recall/F1 are computed with
 :mod:`scholarly_nlp.metrics.clscisumm` (one (system, gold) pair per annotation file,
 micro = summed counts over the files, macro = the 2018 script's definition).
@@ -46,7 +46,7 @@ VARIANTS = {"bm25": 1.0, "bm25+prior": 1.5}
 def evaluate(data: Path, ks=KS, prior_fraction: float = 0.3) -> dict:
     """Scores per variant and k over every RP under ``data``; also per-paper counts."""
     import scholarly_nlp
-    from scholarly_nlp.linking.bm25_stage import ReferenceIndex
+    from scholarly_nlp.retrieval import SentenceIndex
     from scholarly_nlp.metrics.clscisumm import aggregate_counts, prf, task1a_counts
     from scholarly_nlp.readers.clscisumm import read_annotations, reference_doc
 
@@ -60,7 +60,7 @@ def evaluate(data: Path, ks=KS, prior_fraction: float = 0.3) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             doc = reference_doc(rp_dir / "Reference_XML" / f"{rp}.xml", nlp)
-        index = ReferenceIndex.for_doc(doc)
+        index = SentenceIndex.for_doc(doc)
         sids = index.sids or [str(i) for i in range(len(index))]
         per_paper[rp] = {"sentences": len(index), "files": []}
         for ann in sorted((rp_dir / "annotation").glob("*.txt")):
@@ -89,7 +89,7 @@ def evaluate(data: Path, ks=KS, prior_fraction: float = 0.3) -> dict:
             per_paper[rp]["files"].append(file_row)
     results = {f"{v}@{k}": aggregate_counts(cs) for (v, k), cs in counts.items()}
     return {"papers": len(rps), "citances": n_citances, "results": results, "per_paper": per_paper,
-            "builds": ReferenceIndex.builds}
+            "builds": SentenceIndex.builds}
 
 
 def main(argv=None) -> int:

@@ -1,4 +1,4 @@
-"""Stage 1 of the citance linker (scholarly_nlp.linking.bm25_stage) on real CL-SciSumm papers."""
+"""Stage 1 of the citance linker (scholarly_nlp.retrieval.sentences) on real CL-SciSumm papers."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import shared
 
-from scholarly_nlp.linking.bm25_stage import ReferenceIndex, link, query_text
+from scholarly_nlp.retrieval import SentenceIndex, query_text, top_sentences
 from scholarly_nlp.readers.clscisumm import read_annotations, reference_doc
 
 RPS = ("W09-0621", "H89-2014", "C00-2123")
@@ -36,18 +36,18 @@ def _records(rp):
 
 
 def test_index_built_once_per_doc(docs):
-    ReferenceIndex.clear_cache()
-    before = ReferenceIndex.builds
+    SentenceIndex.clear_cache()
+    before = SentenceIndex.builds
     doc = docs["W09-0621"]
     records = _records("W09-0621")
     assert len(records) >= 10
     for rec in records:
-        link(rec["citation_text"], doc, k=4)
-    assert ReferenceIndex.builds == before + 1
-    assert ReferenceIndex.for_doc(doc) is ReferenceIndex.for_doc(doc)
-    link(records[0]["citation_text"], docs["H89-2014"])
-    assert ReferenceIndex.builds == before + 2
-    index = ReferenceIndex.for_doc(doc)
+        top_sentences(rec["citation_text"], doc, k=4)
+    assert SentenceIndex.builds == before + 1
+    assert SentenceIndex.for_doc(doc) is SentenceIndex.for_doc(doc)
+    top_sentences(records[0]["citation_text"], docs["H89-2014"])
+    assert SentenceIndex.builds == before + 2
+    index = SentenceIndex.for_doc(doc)
     assert len(index) == len(list(doc.sents)) == len(doc._.paper_meta["sids"])
     assert index.sids == doc._.paper_meta["sids"]
 
@@ -68,7 +68,7 @@ def test_query_text_masks_markers_and_numbers(text, gone, kept):
 
 
 def test_position_prior_boosts_early_sentences(docs):
-    index = ReferenceIndex.for_doc(docs["C00-2123"])
+    index = SentenceIndex.for_doc(docs["C00-2123"])
     citance = _records("C00-2123")[0]["citation_text"]
     plain = index.scores(citance, position_boost=1.0)
     boosted = index.scores(citance, position_boost=1.5, prior_fraction=0.3)
@@ -77,9 +77,9 @@ def test_position_prior_boosts_early_sentences(docs):
     np.testing.assert_allclose(boosted[:cut], 1.5 * plain[:cut])
     np.testing.assert_allclose(boosted[cut:], plain[cut:])
     assert (boosted[:cut] > plain[:cut]).sum() == (plain[:cut] > 0).sum() > 0
-    # The default link() uses the prior: an early and a late sentence with equal
-    # BM25 would be ordered early-first; check the scores link() returns carry it.
-    hits = link(citance, docs["C00-2123"], k=len(index))
+    # The default top_sentences() uses the prior: an early and a late sentence with equal
+    # BM25 would be ordered early-first; check the scores top_sentences() returns carry it.
+    hits = top_sentences(citance, docs["C00-2123"], k=len(index))
     by_start = {span.start: score for span, score in hits}
     for i, sent in enumerate(index.sentences):
         assert by_start[sent.start] == pytest.approx(boosted[i])
@@ -88,7 +88,7 @@ def test_position_prior_boosts_early_sentences(docs):
 @pytest.mark.parametrize("rp, min_rate", [("W09-0621", 0.5), ("H89-2014", 0.5)])
 def test_gold_sentences_rank_high(docs, rp, min_rate):
     """Measured with plain BM25, top 10: W09-0621 9/12, H89-2014 8/10 citances have a gold sid."""
-    index = ReferenceIndex.for_doc(docs[rp])
+    index = SentenceIndex.for_doc(docs[rp])
     records = _records(rp)
     found = 0
     for rec in records:
@@ -104,31 +104,31 @@ def test_link_returns_spans_best_first_and_respects_k_and_threshold(docs):
     doc = docs["W09-0621"]
     citance = _records("W09-0621")[0]["citation_text"]
     for k in (1, 2, 4, 7):
-        hits = link(citance, doc, k=k)
+        hits = top_sentences(citance, doc, k=k)
         assert len(hits) == k
         scores = [s for _, s in hits]
         assert scores == sorted(scores, reverse=True)
         assert all(span.doc is doc for span, _ in hits)
-    full = link(citance, doc, k=20)
+    full = top_sentences(citance, doc, k=20)
     threshold = (full[2][1] + full[3][1]) / 2 if full[2][1] > full[3][1] else full[2][1]
-    kept = link(citance, doc, k=20, threshold=threshold)
+    kept = top_sentences(citance, doc, k=20, threshold=threshold)
     assert 1 <= len(kept) < 20
     assert all(score >= threshold for _, score in kept)
     assert [s.start for s, _ in kept] == [s.start for s, _ in full[: len(kept)]]
-    assert link(citance, doc, k=5, threshold=1e9) == []
+    assert top_sentences(citance, doc, k=5, threshold=1e9) == []
 
 
 @pytest.mark.parametrize("bad", ["", "   \n"])
 def test_empty_citance_raises(docs, bad):
     with pytest.raises(ValueError, match="citance"):
-        link(bad, docs["W09-0621"])
+        top_sentences(bad, docs["W09-0621"])
 
 
 def test_bad_k_raises(docs):
     with pytest.raises(ValueError, match="k must"):
-        link("parsing with probabilistic models", docs["W09-0621"], k=0)
+        top_sentences("parsing with probabilistic models", docs["W09-0621"], k=0)
 
 
 def test_citance_of_only_markers_scores_zero(docs):
-    hits = link("(Smith et al., 2019) [12]", docs["W09-0621"], k=3)
+    hits = top_sentences("(Smith et al., 2019) [12]", docs["W09-0621"], k=3)
     assert len(hits) == 3 and all(score == 0.0 for _, score in hits)

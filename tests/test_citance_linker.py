@@ -19,7 +19,7 @@ from spacy.training import Example
 from thinc.api import Adam
 
 import scholarly_nlp
-from scholarly_nlp.linking.bm25_stage import ReferenceIndex
+from scholarly_nlp.retrieval import SentenceIndex
 from scholarly_nlp.ml.backbones import make_tiny_backbone
 from scholarly_nlp.readers.clscisumm import reference_folder_doc
 from scholarly_citance_linker.candidates import fuse, gold_indices, select, sentence_sids
@@ -112,9 +112,9 @@ def test_link_returns_scored_spans_and_indexes_a_paper_once(tiny_backbone, refer
     nlp = linker_nlp(tiny_backbone, reference_docs, candidates=10)
     pipe = nlp.get_pipe("citance_linker")
     doc = reference_docs[1].copy()
-    before = ReferenceIndex.builds
+    before = SentenceIndex.builds
     hits = [pipe.link(c["text"], doc, k=2) for c in reference_docs[1]._.incoming_citances[:6]]
-    assert ReferenceIndex.builds == before + 1  # one index for six citances
+    assert SentenceIndex.builds == before + 1  # one index for six citances
     sentences = list(doc.sents)
     for found in hits:
         assert len(found) == 2

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Optional
 
-from scholarly_nlp.linking.bm25_stage import ReferenceIndex, strip_citation_markers
+from scholarly_nlp.retrieval import SentenceIndex, strip_citation_markers
 
 
 def sentence_sids(doc) -> list[str]:
     """The CL-SciSumm sid of each sentence of ``doc`` (its index as a string when it has none)."""
     meta = doc._.paper_meta or {}
     sids = meta.get("sids")
-    n = len(ReferenceIndex.for_doc(doc))
+    n = len(SentenceIndex.for_doc(doc))
     if sids and len(sids) == n:
         return [str(s) for s in sids]
     return [str(i) for i in range(n)]
@@ -39,7 +39,7 @@ def gold_indices(doc, citance: dict) -> list[int]:
 def bm25_candidates(doc, citance_text: str, n: int, *, position_boost: float,
                     prior_fraction: float) -> list[tuple[int, float]]:
     """The ``n`` best ``(sentence index, BM25 x prior score)`` pairs of ``doc`` for a citance."""
-    index = ReferenceIndex.for_doc(doc)
+    index = SentenceIndex.for_doc(doc)
     return index.search(citance_text, min(n, len(index)), position_boost=position_boost,
                         prior_fraction=prior_fraction)
 
@@ -51,7 +51,7 @@ def encoder_query(citance_text: str) -> str:
 
 def sentence_texts(doc) -> list[str]:
     """The text of each sentence of ``doc``, from the cached index."""
-    return [s.text for s in ReferenceIndex.for_doc(doc).sentences]
+    return [s.text for s in SentenceIndex.for_doc(doc).sentences]
 
 
 def fuse(ce_scores, bm25_scores, bm25_weight: float) -> list[float]:

@@ -14,7 +14,7 @@ It runs on a *reference* paper's Doc and links every citance in
 
 Outside a Doc pipeline, :meth:`CitanceLinker.link` links one citance text to a reference
 Doc and returns scored sentence Spans. The BM25 index of a reference Doc is built once and
-cached (:class:`scholarly_nlp.linking.bm25_stage.ReferenceIndex`), not per citance.
+cached (:class:`scholarly_nlp.retrieval.SentenceIndex`), not per citance.
 
 Training: for each citance with gold sids, the gold sentences and the hardest BM25
 candidates form one list; the loss is the softmax cross-entropy of the list's scores
@@ -34,7 +34,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from scholarly_nlp.linking.bm25_stage import ReferenceIndex
+from scholarly_nlp.retrieval import SentenceIndex
 from scholarly_nlp.metrics.clscisumm import prf, task1a_counts
 from scholarly_nlp.ml.cross_encoder import is_loaded, score_pairs
 from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
@@ -159,7 +159,7 @@ class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
             raise ValueError(f"k must be a positive integer, got {k!r}")
         threshold = self.cfg["threshold"] if threshold is None else threshold
         ranked = self.rank([(citance, reference_doc)])[0]
-        sentences = ReferenceIndex.for_doc(reference_doc).sentences
+        sentences = SentenceIndex.for_doc(reference_doc).sentences
         return [(sentences[i], score) for i, score in select(ranked, k, threshold)]
 
     def predict(self, docs: Iterable[Doc]) -> list[dict[str, list[tuple[int, float]]]]:

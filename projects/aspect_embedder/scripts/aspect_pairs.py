@@ -26,7 +26,7 @@ import warnings
 from pathlib import Path
 
 import scholarly_nlp
-from scholarly_nlp.linking.bm25_stage import strip_citation_markers
+from scholarly_nlp.retrieval import strip_citation_markers
 from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc
 from scholarly_nlp.readers.clscisumm import read_citing_sentences, read_reference_xml
 

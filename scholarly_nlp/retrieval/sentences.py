@@ -1,21 +1,22 @@
-"""Stage 1 of the citance linker (UniHD, CL-SciSumm 2020 Task 1A): BM25 retrieval.
+"""BM25 over the sentences of one Doc, with an optional position prior.
 
-Given a citance (a sentence of a citing paper that cites a reference paper) and the
-reference paper as a spaCy Doc, rank the reference paper's sentences by BM25 similarity
-to the citance, optionally boosted by a position prior (cited text is more often in the
-abstract and introduction than late in the paper).
+Stage 1 of the citance linker (UniHD, CL-SciSumm 2020 Task 1A) is built on it: given a
+query (a citance, a sentence of a citing paper that cites a reference paper) and a paper
+as a spaCy Doc, rank the paper's sentences by BM25 similarity to the query, optionally
+boosted by a position prior (cited text is more often in the abstract and introduction
+than late in the paper).
 
-* :class:`ReferenceIndex` holds a :mod:`bm25s` index over one Doc's sentences. It is
-  built once per Doc: :meth:`ReferenceIndex.for_doc` keeps a cache keyed weakly by the
-  Doc (checked against a hash of its text), so linking many citances to one paper
-  indexes it once. ``ReferenceIndex.builds`` counts the indexes ever built.
+* :class:`SentenceIndex` holds a :mod:`bm25s` index over one Doc's sentences. It is
+  built once per Doc: :meth:`SentenceIndex.for_doc` keeps a cache keyed weakly by the
+  Doc (checked against a hash of its text), so running many queries against one paper
+  indexes it once. ``SentenceIndex.builds`` counts the indexes ever built.
 * :func:`query_text` removes citation markers (``(Smith et al., 2019)``, ``[12]``,
-  ``Smith et al. (2019)``) and number/math noise from a citance before it is tokenised.
-* :func:`link` returns the best ``k`` sentences as ``(Span, score)`` pairs.
+  ``Smith et al. (2019)``) and number/math noise from a query before it is tokenised.
+* :func:`top_sentences` returns the best ``k`` sentences as ``(Span, score)`` pairs.
 
 Tokenisation is bm25s's own: lower-cased, ``\\b\\w\\w+\\b`` tokens, bm25s's English stop
 word list. No stemmer is used: bm25s's stemming needs the separate PyStemmer package,
-which this project does not install. Reference sentences get the same cleaning as the
+which this project does not install. Indexed sentences get the same cleaning as the
 query (so numbers and the paper's own citation markers are not matched either).
 """
 
@@ -31,8 +32,8 @@ from typing import ClassVar
 import bm25s
 import numpy as np
 
-__all__ = ["DEFAULT_K", "POSITION_BOOST", "PRIOR_FRACTION", "ReferenceIndex", "link", "query_text",
-           "strip_citation_markers"]
+__all__ = ["DEFAULT_K", "POSITION_BOOST", "PRIOR_FRACTION", "SentenceIndex", "query_text",
+           "strip_citation_markers", "tokenize", "top_sentences"]
 
 DEFAULT_K = 4
 POSITION_BOOST = 1.5
@@ -84,7 +85,7 @@ def query_text(citance_text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def _tokenize(texts: Sequence[str]) -> list[list[str]]:
+def tokenize(texts: Sequence[str]) -> list[list[str]]:
     """bm25s tokens (lower-cased, English stop words removed) of each cleaned text."""
     return bm25s.tokenize(
         [query_text(t) for t in texts], lower=True, stopwords="en", return_ids=False,
@@ -101,8 +102,8 @@ def _text_key(doc) -> str:
     return digest.hexdigest()
 
 
-class ReferenceIndex:
-    """A BM25 index over the sentences of one reference paper Doc.
+class SentenceIndex:
+    """A BM25 index over the sentences of one paper Doc (e.g. a cited reference paper).
 
     Build it with :meth:`for_doc` (cached per Doc) rather than the constructor.
 
@@ -126,7 +127,7 @@ class ReferenceIndex:
         sids = (meta or {}).get("sids")
         self.sids: list[str] | None = list(sids) if sids and len(sids) == len(sentences) else None
         self.key = _text_key(doc)
-        tokens = _tokenize([s.text for s in sentences])
+        tokens = tokenize([s.text for s in sentences])
         self.retriever = bm25s.BM25(k1=k1, b=b)
         self.retriever.index(tokens, show_progress=False)
         self._vocab = set(self.retriever.vocab_dict)
@@ -134,7 +135,7 @@ class ReferenceIndex:
 
     # ------------------------------------------------------------------ cache
     @classmethod
-    def for_doc(cls, doc) -> ReferenceIndex:
+    def for_doc(cls, doc) -> SentenceIndex:
         """The index of ``doc``, built on first use and then reused.
 
         Cached weakly by the Doc object (falling back to ``id(doc)`` for objects that
@@ -167,7 +168,7 @@ class ReferenceIndex:
 
     def query_tokens(self, citance_text: str) -> list[str]:
         """The citance's BM25 tokens that occur in this paper's vocabulary."""
-        return [t for t in _tokenize([citance_text])[0] if t in self._vocab]
+        return [t for t in tokenize([citance_text])[0] if t in self._vocab]
 
     def prior(self, position_boost: float = POSITION_BOOST, prior_fraction: float = PRIOR_FRACTION) -> np.ndarray:
         """Per-sentence multiplier: ``position_boost`` for the first ``prior_fraction`` of
@@ -214,18 +215,19 @@ class ReferenceIndex:
         return out
 
 
-def link(citance_text: str, reference_doc, k: int = DEFAULT_K, position_boost: float = POSITION_BOOST,
+def top_sentences(citance_text: str, reference_doc, k: int = DEFAULT_K, position_boost: float = POSITION_BOOST,
          prior_fraction: float = PRIOR_FRACTION, threshold: float | None = None) -> list:
-    """The ``k`` reference sentences best matching a citance: ``[(Span, score), ...]``, best first.
+    """The ``k`` sentences of ``reference_doc`` best matching a citance (or any query):
+    ``[(Span, score), ...]``, best first.
 
     ``reference_doc`` is the reference paper's Doc (e.g. from
     :func:`scholarly_nlp.readers.clscisumm.reference_doc`); its index is built once and
-    cached (:meth:`ReferenceIndex.for_doc`). Scores are BM25 times the position prior
+    cached (:meth:`SentenceIndex.for_doc`). Scores are BM25 times the position prior
     (``position_boost`` for sentences in the first ``prior_fraction`` of the paper; pass
     ``position_boost=1.0`` for plain BM25). ``threshold`` drops sentences scoring below
     it. Raises ValueError naming the problem for an empty citance or ``k < 1``.
     """
-    index = ReferenceIndex.for_doc(reference_doc)
+    index = SentenceIndex.for_doc(reference_doc)
     hits = index.search(citance_text, k, position_boost=position_boost, prior_fraction=prior_fraction,
                         threshold=threshold)
     return [(index.sentences[i], score) for i, score in hits]

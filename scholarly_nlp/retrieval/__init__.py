@@ -1,0 +1,48 @@
+"""Generic retrieval over spans: which sentences or paragraphs of a paper best match a query?
+
+* :mod:`.sentences`: BM25 over the sentences of one Doc with a position prior
+  (:class:`SentenceIndex`, cached per Doc; :func:`top_sentences`), and the query cleaning
+  (:func:`query_text`, :func:`strip_citation_markers`). Stage 1 of the citance linker.
+* :mod:`.rankers`: rankers over a list of texts or Spans (:class:`BM25Ranker`,
+  :class:`TfidfRanker`, :class:`EmbeddingRanker`), each ``rank(query, candidates)``;
+  the contribution linker's BM25 candidate scores and its baselines.
+
+Names are loaded on first access, so importing this package does not import bm25s,
+scikit-learn or torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "DEFAULT_K": "sentences",
+    "POSITION_BOOST": "sentences",
+    "PRIOR_FRACTION": "sentences",
+    "SentenceIndex": "sentences",
+    "query_text": "sentences",
+    "strip_citation_markers": "sentences",
+    "tokenize": "sentences",
+    "top_sentences": "sentences",
+    "BM25Ranker": "rankers",
+    "EmbeddingRanker": "rankers",
+    "TfidfRanker": "rankers",
+    "order_by_scores": "rankers",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """The exported name ``name``, importing its module on first access."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
