@@ -28,8 +28,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy  # noqa: E402
 
-from scholarly_nlp.similarity.index import AspectIndex  # noqa: E402
-from scholarly_nlp.similarity.vectors import facet_search_vectors  # noqa: E402
+from scholarly_aspect_embedder.index import AspectIndex  # noqa: E402
+from scholarly_aspect_embedder.vectors import facet_search_vectors  # noqa: E402
 
 MISSING_SHARE = 0.1
 

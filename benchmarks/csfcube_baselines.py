@@ -1,9 +1,9 @@
 """CSFCube faceted similarity: the TF-IDF, BM25 and zero-shot MiniLM baselines.
 
-Every baseline of :mod:`scholarly_nlp.similarity.baselines` is prepared on all CSFCube
+Every baseline of :mod:`scholarly_aspect_embedder.baselines` is prepared on all CSFCube
 abstracts of ``--data-dir`` and ranks every query's pool for its facet; the ranked pools are
 written in CSFCube's official format (``test-pid2pool-csfcube-<model>-<facet>-ranked.json``)
-to ``--out-dir`` and :func:`scholarly_nlp.similarity.csfcube_eval.csfcube_metrics` gives
+to ``--out-dir`` and :func:`scholarly_aspect_embedder.csfcube_eval.csfcube_metrics` gives
 MAP, NDCG%20, NDCG@20, MRR and R@20 per facet, for ``all`` and per fold of
 ``evaluation_splits.json``. The metrics go to ``<out-dir>/metrics.json``; Markdown tables
 (MAP / NDCG%20, whole data and each fold) are printed.
@@ -29,7 +29,7 @@ ALL_BASELINES = ("tfidf", "bm25", "minilm")
 
 def make_rankers(names, backbone=None) -> dict:
     """Name -> fresh ranker for each requested baseline (``backbone`` for MiniLM)."""
-    from scholarly_nlp.similarity.baselines import SIMILARITY_BASELINES
+    from scholarly_aspect_embedder.baselines import SIMILARITY_BASELINES
 
     unknown = [n for n in names if n not in SIMILARITY_BASELINES]
     if unknown:
@@ -49,7 +49,7 @@ def fold_names(results: dict) -> list:
 
 def main(argv=None) -> dict:
     """Run the baselines, write pools and metrics, print the tables; returns the metrics."""
-    from scholarly_nlp.similarity.csfcube_eval import evaluate_rankers, metrics_table
+    from scholarly_aspect_embedder.csfcube_eval import evaluate_rankers, metrics_table
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_ROOT / "csfcube")

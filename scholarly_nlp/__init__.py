@@ -54,7 +54,6 @@ from .paper import Section as PaperSection
 from .plugins import PluginRegistry, get_registry
 from .readers.abstracts import AbstractRecord, abstract_doc, read_csabstruct, read_csfcube_abstracts
 from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
-from .similarity import AspectIndex, SentenceMatch, SimilarPaper, similar
 from .text.segmenter import split_sentences
 
 __version__ = "0.1.0"
@@ -62,9 +61,9 @@ __version__ = "0.1.0"
 install_extensions()
 
 __all__ = [
-    "ASPECTS", "AbstractRecord", "AspectIndex", "FACETS", "ROLES", "SentenceMatch", "SimilarPaper", "abstract_doc",
+    "ASPECTS", "AbstractRecord", "FACETS", "ROLES", "abstract_doc",
     "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_facet", "read_csabstruct",
-    "read_csfcube_abstracts", "set_roles", "similar", "title_span",
+    "read_csfcube_abstracts", "set_roles", "title_span",
     "BibEntry", "Block", "PaperSection", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",

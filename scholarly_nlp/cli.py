@@ -1,4 +1,4 @@
-"""The ``scholarly-nlp`` command line: ``parse``, ``plugins``, ``demo``, ``similar`` and plugin commands."""
+"""The ``scholarly-nlp`` command line: ``parse``, ``plugins``, ``demo`` and plugin commands (``similar`` is the aspect embedder's)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from typing import Iterator, Optional
 
 import click
 
-from .api import DocResult, blank, read, read_many
+from .api import DocResult, blank
 from .doc.builder import paper_to_doc
-from .doc.roles import FACETS
 from .doc.serialize import save_docbin, save_json
 from .errors import ScholarlyNLPError
 from .naming import output_names, paper_stem
@@ -231,151 +230,6 @@ def demo(out_dir: str) -> None:
             click.echo(f"  {figure.id} ({figure.kind} {figure.label}): {len(figure.mentions)} mention(s); "
                        f"{one_line(figure.caption_text)[:70]}")
     click.echo(f"JSON exports written to {out}")
-
-
-ASPECT_MODEL_ENV = "SCHOLARLY_NLP_ASPECT_MODEL"
-"""Environment variable naming the default aspect-embedder pipeline for ``similar``."""
-
-
-@cli.command()
-@click.argument("query")
-@click.argument("corpus")
-@click.option("--facet", type=click.Choice(FACETS), default="method", show_default=True, help="The aspect to match on.")
-@click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="Number of papers to show.")
-@click.option("--model", default=None, help=f"spaCy pipeline that sets aspect vectors (default: ${ASPECT_MODEL_ENV}).")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per hit.")
-@click.option("--rebuild", is_flag=True, help="Rebuild the corpus index even if it is up to date.")
-def similar(query: str, corpus: str, facet: str, k: int, model: Optional[str], as_json: bool, rebuild: bool) -> None:
-    """Papers of CORPUS most similar to QUERY on one facet, with the best-matching sentences.
-
-    CORPUS is a folder or glob of paper files (TEI, PDF...) or a CSFCube-style abstracts
-    .jsonl; QUERY is a paper file or a paper id of a .jsonl corpus. The corpus index is saved
-    next to the corpus and reused while the corpus and model are unchanged.
-    """
-    from .similarity.search import similar as rank_similar
-
-    nlp, model_name = _load_aspect_model(model)
-    index = _corpus_index(corpus, nlp, model_name, rebuild)
-    hits = rank_similar(_query_doc(query, corpus, nlp), index, facet=facet, k=k)
-    if as_json:
-        for hit in hits:
-            click.echo(json.dumps(hit.to_dict(), ensure_ascii=False))
-        return
-    if not hits:
-        click.echo("no other papers in the corpus")
-    for hit in hits:
-        click.echo(f"{hit.rank:>3}. {hit.paper_id}  distance {hit.distance:.4f}  {_clip(hit.title, 90)}")
-        click.echo("     " + "  ".join(f"{aspect} {score:.3f}" for aspect, score in hit.aspect_scores.items()))
-        match = hit.explanation
-        if match is not None:
-            click.echo(f"     query [{match.query_aspect or 'other'}]: {_clip(match.query_sentence, 110)}")
-            click.echo(f"     match [{match.candidate_aspect or 'other'}] cos {match.similarity:.3f}: "
-                       f"{_clip(match.candidate_sentence, 110)}")
-
-
-def _clip(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _load_aspect_model(model: Optional[str]):
-    """The aspect pipeline from --model or the environment, and its name for the index."""
-    model = model or os.environ.get(ASPECT_MODEL_ENV)
-    if not model:
-        raise ScholarlyNLPError(f"no aspect model: pass --model PATH or set {ASPECT_MODEL_ENV} (build one with "
-                                "'weasel run all' in projects/aspect_embedder)")
-    if not os.path.isdir(model):
-        raise ScholarlyNLPError(f"aspect model {model} is not a spaCy pipeline folder (build one with "
-                                "'weasel run all' in projects/aspect_embedder)")
-    import spacy
-
-    blank()  # plugins and document extensions
-    try:
-        nlp = spacy.load(model)
-    except (OSError, ValueError, KeyError) as exc:
-        message = " ".join(str(exc).split())
-        raise ScholarlyNLPError(f"cannot load the aspect model {model}: {message[:300]}") from exc
-    return nlp, os.path.abspath(model)
-
-
-def _is_abstracts_file(path: str) -> bool:
-    """True for an existing ``.jsonl`` file (a CSFCube-style abstracts corpus)."""
-    return path.lower().endswith(".jsonl") and os.path.isfile(path)
-
-
-def _corpus_index(corpus: str, nlp, model_name: str, rebuild: bool):
-    """The corpus's saved index: reused when its fingerprint matches, else (re)built."""
-    from .similarity.index import (FORMAT_VERSION, INDEX_DIRNAME, AspectIndex, IndexFormatError, corpus_fingerprint,
-                                   index_path_for, read_meta)
-
-    if _is_abstracts_file(corpus):
-        files = [corpus]
-    else:
-        files = [f for f in expand_inputs([corpus]) if INDEX_DIRNAME not in Path(f).parts]
-    if not files:
-        raise click.UsageError(f"no paper files found in {corpus}")
-    # The model's meta.json is rewritten whenever the pipeline is saved again (retrained).
-    fingerprint = corpus_fingerprint(files + [os.path.join(model_name, "meta.json")], model_name)
-    path = index_path_for(corpus, model_name)
-    meta = read_meta(path)
-    if not rebuild and meta and meta.get("fingerprint") == fingerprint and meta.get("format_version") == FORMAT_VERSION:
-        try:
-            index = AspectIndex.load(path)
-            click.echo(f"reused the index of {len(index)} papers at {path}", err=True)
-            return index
-        except IndexFormatError as exc:
-            click.echo(f"rebuilding a damaged index: {exc}", err=True)
-    failed: list[str] = []
-    index = AspectIndex.build(_corpus_docs(corpus, files, nlp, failed), path, model_name=model_name,
-                              fingerprint=fingerprint)
-    skipped = f", {len(failed)} file(s) or paper(s) skipped" if failed else ""
-    click.echo(f"built an index of {len(index)} papers at {path}{skipped}", err=True)
-    return index
-
-
-def _corpus_docs(corpus: str, files: list[str], nlp, failed: list[str]) -> Iterator:
-    """The corpus papers through ``nlp``; a file that fails, or a paper the embedder found no
-    text in, is reported, added to ``failed`` and skipped."""
-    for doc in _embedded_docs(corpus, files, nlp, failed):
-        if doc._.aspect_vectors is None and doc._.aspect_fallbacks:  # the embedder ran: nothing to embed
-            reasons = ", ".join(sorted(set(doc._.aspect_fallbacks.values())))
-            click.echo(f"skipped: paper {doc._.paper_id} has no text to embed ({reasons})", err=True)
-            failed.append(str(doc._.paper_id))
-            continue
-        yield doc
-
-
-def _embedded_docs(corpus: str, files: list[str], nlp, failed: list[str]) -> Iterator:
-    """The corpus papers through ``nlp``; a file that fails is reported, added to ``failed`` and skipped."""
-    if _is_abstracts_file(corpus):
-        from .readers.abstracts import abstract_doc, read_csfcube_abstracts
-
-        records = read_csfcube_abstracts(corpus)
-        for record in records:
-            record.metadata.setdefault("source", corpus)
-        yield from nlp.pipe(abstract_doc(record, nlp) for record in records)
-        return
-    for result in read_many(files, nlp, run_pipeline=True):
-        if result.ok:
-            yield result.doc
-        else:
-            click.echo(f"failed: {result.error}", err=True)
-            failed.append(result.path)
-
-
-def _query_doc(query: str, corpus: str, nlp):
-    """The query paper through ``nlp``: a paper file, or a paper id of a .jsonl corpus."""
-    if os.path.isfile(query):
-        return nlp(read(query, nlp))
-    if _is_abstracts_file(corpus):
-        from .readers.abstracts import abstract_doc, read_csfcube_abstracts
-
-        for record in read_csfcube_abstracts(corpus):
-            if record.paper_id == query:
-                return nlp(abstract_doc(record, nlp))
-        raise ScholarlyNLPError(f"query {query!r} is neither a paper file nor a paper id in {corpus}")
-    raise ScholarlyNLPError(f"query {query}: no such paper file")
 
 
 def main() -> None:

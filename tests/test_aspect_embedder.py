@@ -17,7 +17,7 @@ from scholarly_nlp.ml.abstract_spans import shared_transformer_config
 from scholarly_nlp.ml.backbones import make_tiny_backbone
 from scholarly_nlp.ml.listener import transformer_listener_config
 from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc, read_csfcube_abstracts
-from scholarly_nlp.similarity import similar
+from scholarly_aspect_embedder import similar
 
 from conftest import shared
 

@@ -11,15 +11,23 @@ import pytest
 import spacy
 from click.testing import CliRunner
 
-from scholarly_nlp.cli import ASPECT_MODEL_ENV, cli
+from scholarly_aspect_embedder.cli import ASPECT_MODEL_ENV
+from scholarly_aspect_embedder.index import AspectIndex, index_path_for
+from scholarly_aspect_embedder.search import similar
+from scholarly_nlp import get_registry
+from scholarly_nlp.cli import cli
 from scholarly_nlp.readers.abstracts import abstract_doc, read_csfcube_abstracts
-from scholarly_nlp.similarity.index import AspectIndex, index_path_for
-from scholarly_nlp.similarity.search import similar
 
 from conftest import shared
 from similarity_support import embed, light_nlp, save_embedder_pipeline
 
 N_PAPERS = 25
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plugin_commands():
+    """``similar`` is the aspect embedder plugin's command: add the plugins' commands as main() does."""
+    get_registry().add_commands(cli)
 
 
 @pytest.fixture(scope="module")

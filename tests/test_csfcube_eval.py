@@ -10,7 +10,7 @@ import pytest
 from conftest import shared
 from scholarly_nlp.errors import MalformedInputError
 from scholarly_nlp.metrics.csfcube import FACETS, evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
-from scholarly_nlp.similarity.csfcube_eval import (
+from scholarly_aspect_embedder.csfcube_eval import (
     METRIC_KEYS,
     csfcube_metrics,
     csfcube_pools,

@@ -111,6 +111,7 @@ def test_smoke_workflow_and_similar_with_its_model(tmp_path):
     corpus = project / "smoke" / "csfcube" / "abstracts-csfcube-preds.jsonl"
     query = json.loads((project / "smoke" / "csfcube" / "test-pid2anns-csfcube-method.json").read_text())
     qpid = next(iter(query))
+    scholarly_nlp.get_registry().add_commands(cli)  # ``similar`` is the aspect embedder plugin's command
     result = CliRunner().invoke(cli, ["similar", qpid, str(corpus), "--facet", "method", "-k", "3", "--model",
                                       str(model), "--json"])
     assert result.exit_code == 0, result.output

@@ -9,9 +9,9 @@ import pytest
 
 from scholarly_nlp.doc.roles import FACETS, aspect_sentences
 from scholarly_nlp.errors import UnknownNameError
-from scholarly_nlp.similarity.index import AspectIndex
-from scholarly_nlp.similarity.search import SimilarPaper, similar
-from scholarly_nlp.similarity.vectors import FACET_WEIGHT, MissingAspectVectorsError, paper_vector
+from scholarly_aspect_embedder.index import AspectIndex
+from scholarly_aspect_embedder.search import SimilarPaper, similar
+from scholarly_aspect_embedder.vectors import FACET_WEIGHT, MissingAspectVectorsError, paper_vector
 
 from conftest import shared
 from similarity_support import csfcube_docs, embed

@@ -7,7 +7,7 @@ import pytest
 from conftest import shared
 from scholarly_nlp.metrics.csfcube import FACETS, evaluate_csfcube, load_csfcube_qrels
 from scholarly_nlp.readers.abstracts import AbstractRecord, read_csfcube_abstracts
-from scholarly_nlp.similarity.baselines import (
+from scholarly_aspect_embedder.baselines import (
     SIMILARITY_BASELINES,
     BM25FacetRanker,
     MiniLMRanker,
@@ -15,7 +15,7 @@ from scholarly_nlp.similarity.baselines import (
     facet_text,
     whole_text,
 )
-from scholarly_nlp.similarity.csfcube_eval import csfcube_pools, rank_pools
+from scholarly_aspect_embedder.csfcube_eval import csfcube_pools, rank_pools
 
 N_QUERIES = 2
 

@@ -11,8 +11,8 @@ import pytest
 from scholarly_nlp.doc.roles import ASPECTS, FACETS, aspect_sentences
 from scholarly_nlp.errors import UnknownNameError
 from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc
-from scholarly_nlp.similarity.index import AspectIndex, corpus_fingerprint, index_path_for
-from scholarly_nlp.similarity.vectors import (FACET_WEIGHT, MissingAspectVectorsError, aspect_cosines,
+from scholarly_aspect_embedder.index import AspectIndex, corpus_fingerprint, index_path_for
+from scholarly_aspect_embedder.vectors import (FACET_WEIGHT, MissingAspectVectorsError, aspect_cosines,
                                               facet_search_vector, paper_vector)
 
 from conftest import shared

@@ -1,7 +1,7 @@
-"""The aspect embedder's scholarly_nlp plugin: its component.
+"""The aspect embedder's scholarly_nlp plugin: its component and its ``similar`` command.
 
 Its outputs (``doc._.aspect_vectors``, ``doc._.sentence_vectors``, ``doc._.aspect_fallbacks``)
-are core extensions, because :func:`scholarly_nlp.similar` reads them.
+are core extensions, read by :func:`scholarly_aspect_embedder.similar`.
 """
 
 from __future__ import annotations
@@ -17,3 +17,11 @@ def register_components(register):
     register("aspect_embedder", make_aspect_embedder,
              assigns=["doc._.aspect_vectors", "doc._.sentence_vectors", "doc._.aspect_fallbacks"],
              requires=["doc._.trf_data"])
+
+
+@hookimpl
+def register_commands(cli):
+    """``scholarly-nlp similar QUERY CORPUS --facet method -k 10``."""
+    from .cli import similar_command
+
+    cli.add_command(similar_command)

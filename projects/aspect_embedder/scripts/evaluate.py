@@ -23,9 +23,9 @@ from pathlib import Path
 import spacy
 
 from scholarly_nlp import write_atomic
-from scholarly_nlp.similarity.baselines import BM25FacetRanker, MiniLMRanker, TfidfFacetRanker
-from scholarly_nlp.similarity.csfcube_eval import evaluate_rankers, metrics_table
-from scholarly_nlp.similarity.pipeline_ranker import ROLE_SOURCES, AspectPipelineRanker
+from scholarly_aspect_embedder.baselines import BM25FacetRanker, MiniLMRanker, TfidfFacetRanker
+from scholarly_aspect_embedder.csfcube_eval import evaluate_rankers, metrics_table
+from scholarly_aspect_embedder.pipeline_ranker import ROLE_SOURCES, AspectPipelineRanker
 
 MODEL_NAME = "aspect_embedder"
 BASELINES = ("tfidf", "bm25", "minilm")

@@ -30,7 +30,7 @@ import scholarly_nlp
 from scholarly_nlp.ml.listener import transformer_listener_config
 from scholarly_nlp.metrics.csfcube import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
 from scholarly_nlp.readers.abstracts import abstract_doc, read_csfcube_abstracts
-from scholarly_nlp.similarity.vectors import facet_search_vector
+from scholarly_aspect_embedder.vectors import facet_search_vector
 
 GROUP_KEY = "aspect_group"
 DEV_FOLD = "fold1_dev"

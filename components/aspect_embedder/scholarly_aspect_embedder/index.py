@@ -30,8 +30,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 import numpy
 from spacy.tokens import Doc
 
-from ..doc.roles import ASPECTS, FACETS, aspect_sentences, check_facet, title_span
-from ..errors import ScholarlyNLPError
+from scholarly_nlp import ASPECTS, FACETS, ScholarlyNLPError, aspect_sentences, check_facet, title_span
 from .vectors import (FACET_WEIGHT, aspect_matrix, doc_aspect_vectors, doc_sentence_vectors,
                       facet_search_vectors)
 

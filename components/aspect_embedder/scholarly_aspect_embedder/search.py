@@ -13,8 +13,7 @@ from typing import Optional, Sequence, Union
 import numpy
 from spacy.tokens import Doc
 
-from ..doc.roles import aspect_sentences, check_facet
-from ..errors import ScholarlyNLPError
+from scholarly_nlp import ScholarlyNLPError, aspect_sentences, check_facet
 from .index import AspectIndex, doc_rows
 from .vectors import (FACET_WEIGHT, aspect_cosines_of_rows, aspect_matrix, doc_aspect_vectors,
                       doc_sentence_vectors, facet_search_vectors, normalise_rows)

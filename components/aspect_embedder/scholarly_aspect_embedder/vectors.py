@@ -18,8 +18,7 @@ from typing import Any, Mapping, Optional
 
 import numpy
 
-from ..doc.roles import ASPECTS, check_facet
-from ..errors import ScholarlyNLPError
+from scholarly_nlp import ASPECTS, ScholarlyNLPError, check_facet
 
 FACET_WEIGHT = 0.5
 """Weight of the facet aspect's cosine next to the paper vector's (CSFCube dev best)."""

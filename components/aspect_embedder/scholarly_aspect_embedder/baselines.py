@@ -6,8 +6,8 @@ A ranker is prepared once on the whole abstract collection and then ranks pools:
     ranker.rank(query, candidates, facet)         # -> [(cand_pid, distance), ...], smallest first
 
 * :class:`TfidfFacetRanker`: cosine of TF-IDF vectors (the settings of
-  :class:`scholarly_nlp.contributions.baselines.TfidfRanker`), IDF from the collection.
-* :class:`BM25FacetRanker`: BM25 (:class:`scholarly_nlp.contributions.baselines.BM25Ranker`'s
+  :class:`scholarly_nlp.retrieval.TfidfRanker`), IDF from the collection.
+* :class:`BM25FacetRanker`: BM25 (:class:`scholarly_nlp.retrieval.BM25Ranker`'s
   tokenisation and bm25s index), IDF and average length from the collection.
 * :class:`MiniLMRanker`: zero-shot cosine of mean-pooled all-MiniLM-L6-v2 embeddings of the
   whole title + abstract (:class:`scholarly_nlp.ml.sentence_encoder.SentenceEncoder`).
@@ -41,9 +41,8 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
-from ..contributions.baselines import BM25Ranker, TfidfRanker, order_by_scores
-from ..doc.roles import FACETS, aspect_of_role, check_facet
-from ..readers.abstracts import AbstractRecord
+from scholarly_nlp import FACETS, AbstractRecord, aspect_of_role, check_facet
+from scholarly_nlp.retrieval import BM25Ranker, TfidfRanker, order_by_scores
 
 __all__ = ["CANDIDATE_TEXT_RULES", "FacetRanker", "BM25FacetRanker", "MiniLMRanker", "TfidfFacetRanker",
            "SIMILARITY_BASELINES", "facet_text", "whole_text"]
@@ -176,8 +175,8 @@ class MiniLMRanker:
     def encoder(self) -> Any:
         """The sentence encoder (built on first use)."""
         if self._encoder is None:
-            from ..ml.backbones import DEFAULT_BACKBONE
-            from ..ml.sentence_encoder import SentenceEncoder
+            from scholarly_nlp.ml.backbones import DEFAULT_BACKBONE
+            from scholarly_nlp.ml.sentence_encoder import SentenceEncoder
 
             self._encoder = SentenceEncoder(self.backbone or DEFAULT_BACKBONE, batch_size=self.batch_size)
         return self._encoder
@@ -196,7 +195,7 @@ class MiniLMRanker:
     def rank(self, query: AbstractRecord, candidates: Sequence[AbstractRecord],
              facet: str) -> List[Tuple[str, float]]:
         """Candidates by cosine with the query (the facet does not change the embedding)."""
-        from ..ml.sentence_encoder import cosine_matrix
+        from scholarly_nlp.ml.sentence_encoder import cosine_matrix
 
         check_facet(facet)
         if not candidates:

@@ -1,10 +1,10 @@
 """Rank CSFCube-style pools with an aspect pipeline (transformer, roles, aspect embedder).
 
 :class:`AspectPipelineRanker` follows the ranker protocol of
-:mod:`scholarly_nlp.similarity.baselines` (``prepare(records)``, then ``rank(query,
+:mod:`scholarly_aspect_embedder.baselines` (``prepare(records)``, then ``rank(query,
 candidates, facet)``), so the trained model and the baselines go through the same
 evaluation code. Distances are the Euclidean distances of
-:func:`~scholarly_nlp.similarity.vectors.facet_search_vector`, the ones :func:`similar` and
+:func:`~scholarly_aspect_embedder.vectors.facet_search_vector`, the ones :func:`similar` and
 the saved index rank by.
 """
 
@@ -15,8 +15,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy
 from spacy.language import Language
 
-from ..doc.roles import check_facet
-from ..readers.abstracts import AbstractRecord, abstract_doc
+from scholarly_nlp import AbstractRecord, abstract_doc, check_facet
 from .vectors import facet_search_vector
 
 ROLE_SOURCES = ("shipped", "predicted")

@@ -13,7 +13,7 @@ distance], ...]}``, smallest distance first, and scores them with the metrics th
   (every query-facet pair pooled) and, when ``evaluation_splits.json`` is there, per fold.
 * :func:`metrics_table`: a Markdown table of several systems' metrics.
 * :func:`rank_pools` / :func:`evaluate_rankers`: run rankers (see
-  :mod:`scholarly_nlp.similarity.baselines`) over every pool and evaluate them.
+  :mod:`scholarly_aspect_embedder.baselines`) over every pool and evaluate them.
 
 As in the official script, a ranked list is scored in the order it is given (the rankers and
 :func:`write_ranked_pools` put the smallest distance first).
@@ -26,17 +26,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ..doc.serialize import write_atomic
-from ..errors import MalformedInputError
-from ..metrics.csfcube import (
-    FACETS,
-    _load_json,
-    evaluate_csfcube,
-    load_csfcube_qrels,
-    read_csfcube_folds,
-    read_csfcube_qrels,
-)
-from ..readers.abstracts import AbstractRecord, read_csfcube_abstracts
+from scholarly_nlp import FACETS, AbstractRecord, InputError, MalformedInputError, read_csfcube_abstracts, write_atomic
+from scholarly_nlp.metrics import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds, read_csfcube_qrels
 
 PathLike = Union[str, Path]
 Ranked = Dict[str, List[Tuple[str, float]]]
@@ -101,6 +92,17 @@ def write_ranked_pools(output_dir: PathLike, model_name: str, facet: str,
     payload = {str(q): _by_distance(entries) for q, entries in ranked.items()}
     write_atomic(path, json.dumps(payload))
     return path
+
+
+def _load_json(path: PathLike) -> object:
+    """Parse a JSON file, raising InputError / MalformedInputError naming the file."""
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            return json.load(fh)
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    except json.JSONDecodeError as exc:
+        raise MalformedInputError(path, f"not valid JSON ({exc.msg} at line {exc.lineno})") from exc
 
 
 def read_ranked_pools(path: PathLike) -> Ranked:
