@@ -1,0 +1,29 @@
+"""The built-in PDF reader: a paper's PDF to a :class:`~scholarly_nlp.paper.Paper`, no GROBID needed.
+
+It works in passes over words and lines (never over every character in Python), one module
+each; :func:`~scholarly_nlp.readers.pdf.reader.read_pdf` runs them in this order:
+
+- ``document``: check and open the file (and, after extraction, require a text layer);
+- ``extraction``: pypdfium2 gives each page's text; every word gets the box of its first and
+  last character, words become line *segments* (a wide gap, as between columns or table
+  cells, starts a new segment); ``typography`` reads fonts and sizes;
+- ``furniture``: running headers and footers, page numbers and review line numbers are dropped;
+- ``layout``: each page is cut into columns at its gutter and read band by band (a full-width
+  band, then the left column, then the right one);
+- ``blocks``: lines are grouped into visual blocks by spacing, size and weight;
+- ``captions`` and ``floats``: each caption gets the figure region next to it (``graphics``):
+  the graphics and the non-body text between the caption and the nearest body text; that
+  region is left out of the paragraphs;
+- ``title`` and ``classification``: blocks become the title, the abstract, headings and
+  paragraphs (split on indentation, continued across columns and pages), or are dropped
+  (front matter, footnotes, formulas, the bibliography);
+- ``assembly``: units become the Paper's blocks (``dehyphenation``), paragraphs get their
+  inline references (``figure_mentions``, ``citations``; ``bibliography`` says whether
+  "[12]" is a citation);
+- ``images``: on request, each figure's region is rendered to a PNG.
+"""
+
+from .images import RENDER_SCALE
+from .reader import PathLike, read_pdf
+
+__all__ = ["RENDER_SCALE", "PathLike", "read_pdf"]

@@ -1,0 +1,41 @@
+"""Pass 6, captions: the blocks that open with "Figure 3:" / "Table 2.".
+
+Consumes ``page.blocks``; produces :class:`Caption` records in reading order, marks their lines
+``role = "caption"`` and splits a table header row off a caption block.
+"""
+
+from __future__ import annotations
+
+from .blocks import caption_match
+from .model import Caption, Page, VBlock, same_row
+
+
+def find_captions(pages: list[Page]) -> list[Caption]:
+    """Caption blocks in reading order, with their kind and printed label."""
+    captions = []
+    for page in pages:
+        for block in list(page.blocks):
+            match = caption_match(block.lines[0].text)
+            if match is None:
+                continue
+            _split_off_table_rows(page, block)
+            kind = "table" if match.group("word").lower().startswith("tab") else "figure"
+            captions.append(Caption(block, kind, match.group("label")))
+            for line in block.lines:
+                line.role = "caption"
+    return captions
+
+
+def _split_off_table_rows(page: Page, block: VBlock) -> None:
+    """Cut a caption block before the first row of side-by-side segments (a table header
+    right under a caption above its table); the rest becomes a block of its own."""
+    lines = block.lines
+    for i in range(1, len(lines)):
+        in_row = (i + 1 < len(lines) and same_row(lines[i], lines[i + 1])) or same_row(
+            lines[i - 1], lines[i]
+        )
+        if in_row:
+            rest = VBlock(lines[i:], block.page)
+            block.lines = lines[:i]
+            page.blocks.insert(page.blocks.index(block) + 1, rest)
+            return

@@ -1,0 +1,383 @@
+"""Pass 9, classification: visual blocks to text units.
+
+Consumes the blocks in reading order (without furniture, caption and float lines) and the
+title; produces :class:`Unit` records (title, abstract, heading, paragraph: split on
+indentation, continued across columns, pages and floats), the :class:`Section` list, and the
+first lines of the bibliography's entries (which are skipped, not read).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from itertools import pairwise
+from typing import Optional
+
+from ...paper import Section
+from .blocks import caption_match
+from .formulas import is_math
+from .model import Line, Page, Stats, Unit, VBlock, same_row
+from .patterns import ABSTRACT_RE, NUMBERED_HEAD_RE, TERMINAL_PUNCT
+from .typography import is_body_like
+
+
+_LETTER_HEAD_RE = re.compile(r"^(?P<num>[A-H](?:\.\d{1,2}){0,3})\.?\s+(?P<title>[A-Z].*)$")
+_ROMAN_HEAD_RE = re.compile(r"^(?P<num>[IVX]{1,4})\.\s+(?P<title>[A-Z].*)$")
+_APPENDIX_HEAD_RE = re.compile(
+    r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
+)
+_REFERENCES_RE = re.compile(
+    r"^(?:references?|bibliography|literature cited|works cited|reference list|citations)$",
+    re.IGNORECASE,
+)
+_KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
+_FIRST_SECTION_NAMES = re.compile(
+    r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
+)
+
+
+class Classifier:
+    """Walks the visual blocks in reading order and turns them into text units.
+
+    States: ``front`` (before the abstract or first section), ``abstract``, ``body`` and
+    ``refs`` (the bibliography, skipped until an appendix heading).
+    """
+
+    def __init__(self, pages: list[Page], stats: Stats, title: list[VBlock]) -> None:
+        self.pages = pages
+        self.stats = stats
+        self.title = title
+        self.units: list[Unit] = []
+        self.sections: list[Section] = []
+        self.section_sizes: list[float] = []
+        self.state = "front"
+        label = next(
+            (b for b in self._blocks(max_page=2) if self._abstract_label(b) is not None), None
+        )
+        self.has_abstract_label = label is not None
+        # page-one blocks wholly above the "Abstract" label (or above where running text
+        # starts) are front matter, wherever the column order puts them (an author block
+        # in the right column)
+        self.front_floor = (
+            label.bbox[1] if label is not None and label.page == 0 else self._text_top()
+        )
+        self.abstract_size: Optional[float] = None
+        self.interrupted = False
+        self.reference_lines: list[str] = []
+
+    def _text_top(self) -> Optional[float]:
+        """Where page one's running text starts: its first section heading or block of body
+        lines, whichever is higher (for papers without an abstract label)."""
+        page = self.pages[0]
+        tops = []
+        for block in page.blocks:
+            if any(block is t for t in self.title):
+                continue
+            head = self._heading(block)
+            if (
+                head is not None
+                and (head[0] or _FIRST_SECTION_NAMES.match(head[1]))
+                or sum(is_body_like(l, page, self.stats) for l in block.lines) >= 2
+            ):
+                tops.append(block.bbox[1])
+        return min(tops, default=None)
+
+    def _blocks(self, max_page: Optional[int] = None) -> Iterator[VBlock]:
+        for page in self.pages[:max_page]:
+            yield from page.blocks
+
+    def run(self) -> list[Unit]:
+        """Classify every block; return the units (title first)."""
+        if self.title:
+            self.units.append(Unit("title", [l for b in self.title for l in b.lines]))
+        for block in self._blocks():
+            if any(block is t for t in self.title):
+                continue
+            if (
+                block.page == 0
+                and self.front_floor is not None
+                and block.bbox[3] < self.front_floor - 1
+            ):
+                continue
+            lines = [l for l in block.lines if not l.role]
+            if len(lines) != len(block.lines):
+                self.interrupted = True
+            if lines:
+                self._take(VBlock(lines, block.page))
+        return self.units
+
+    # -- states
+
+    def _take(self, block: VBlock) -> None:
+        if self.state == "front":
+            self._front(block)
+        elif self.state == "abstract":
+            self._abstract(block)
+        elif self.state == "post_abstract":
+            if self._heading(block) is not None:
+                self.state = "body"
+                self._body(block)
+        elif self.state == "refs":
+            self._refs(block)
+        else:
+            self._body(block)
+
+    def _front(self, block: VBlock) -> None:
+        label = self._abstract_label(block)
+        if label is not None:
+            self.state = "abstract"
+            if label:  # run-in label: "Abstract. We present ..."
+                first, n = block.lines[0], len(label.split())
+                rest = ([first.tail(n)] if n < len(first.words) else []) + block.lines[1:]
+                self._abstract(VBlock(rest, block.page))
+            elif len(block.lines) > 1:
+                self._abstract(VBlock(block.lines[1:], block.page))
+            return
+        if self.has_abstract_label:
+            return  # the front matter ends at the label
+        head = self._heading(block)
+        if head is not None and (head[0] or _FIRST_SECTION_NAMES.match(head[1])):
+            self.state = "body"
+            self._body(block)
+        elif self._abstract_like(block):
+            self.state = "abstract"
+            self._abstract(block)
+
+    def _abstract(self, block: VBlock) -> None:
+        if not block.lines:
+            return
+        if self._heading(block) is not None:
+            self.state = "body"
+            self._body(block)
+            return
+        if _KEYWORDS_RE.match(block.lines[0].text):
+            self.state = "post_abstract"
+            return
+        size = block.size
+        written = sum(len(l.text) for u in self.units if u.kind == "abstract" for l in u.lines)
+        if self.abstract_size is not None and (
+            abs(size - self.abstract_size) > 0.08 * self.abstract_size or written > 4000
+        ):
+            self.state = "body"
+            self._body(block)
+            return
+        if self.abstract_size is None:
+            self.abstract_size = size
+        for lines in self._paragraphs(block):
+            self.units.append(Unit("abstract", lines))
+
+    def _refs(self, block: VBlock) -> None:
+        head = self._heading(block)
+        if (
+            head is not None
+            and self._strong(block)
+            and (_APPENDIX_HEAD_RE.match(head[1]) or (head[0] and head[0][0].isalpha()))
+        ):
+            self.state = "body"
+            self._body(block)
+            return
+        self.reference_lines.extend(l.text for l in block.lines[:3])
+
+    def _body(self, block: VBlock) -> None:
+        if len(block.lines) == 1 and _REFERENCES_RE.match(block.text.strip(" .:")):
+            self.state = "refs"  # a bibliography label in any typeface
+            self.interrupted = True
+            return
+        head = self._heading(block)
+        if head is not None:
+            number, title = head
+            if _REFERENCES_RE.match(title):
+                self.state = "refs"
+                self.interrupted = True
+                return
+            self._add_section(number, title, block)
+            return
+        if block.size < 0.88 * self.stats.body_size:
+            self.interrupted = True  # footnotes, affiliations, stray figure text
+            return
+        if len(block.lines) <= 8 and all(is_math(line.text) for line in block.lines):
+            return  # a display formula: not prose; the sentence around it continues
+        run_in = self._run_in_heading(block)
+        if run_in is not None:
+            number, title, rest = run_in
+            self._add_section(number, title, VBlock([block.lines[0]], block.page))
+            block = VBlock(rest, block.page)
+        for i, lines in enumerate(self._paragraphs(block)):
+            if i == 0 and self._continues(lines[0], block):
+                self.units[-1].lines.extend(lines)
+            else:
+                self.units.append(Unit("paragraph", lines, self._current_section()))
+        self.interrupted = False
+
+    # -- pieces
+
+    def _current_section(self) -> Optional[int]:
+        return len(self.sections) - 1 if self.sections else None
+
+    def _add_section(self, number: Optional[str], title: str, block: VBlock) -> None:
+        if number is None and self._continues_heading(block):
+            self.units[-1].lines.extend(block.lines)
+            section = self.sections[-1]
+            section.title = f"{section.title} {title}"
+            return
+        level = number.count(".") + 1 if number else self._unnumbered_level(block.size)
+        parent = next(
+            (i for i in range(len(self.sections) - 1, -1, -1) if self.sections[i].level < level),
+            None,
+        )
+        self.sections.append(Section(title=title, number=number, level=level, parent=parent))
+        self.section_sizes.append(block.size)
+        self.units.append(Unit("heading", block.lines, len(self.sections) - 1))
+        self.interrupted = False
+
+    def _continues_heading(self, block: VBlock) -> bool:
+        """A heading's second line set apart by a font change ("4 A Linear Time Algorithm for"
+        / "FIXED ALIGNMENT DECODING"): same size, right under the heading before."""
+        if not self.units or self.units[-1].kind != "heading":
+            return False
+        last = self.units[-1].lines[-1]
+        size = self.section_sizes[-1]
+        return (
+            last.page == block.page
+            and abs(block.size - size) <= 0.08 * size
+            and 0 <= block.bbox[1] - last.y1 < 0.8 * size
+        )
+
+    def _unnumbered_level(self, size: float) -> int:
+        """Level of an unnumbered heading: 1 + how many bigger heading sizes came before."""
+        bigger = {round(s * 2) / 2 for s in self.section_sizes if s > size + 0.4}
+        return min(3, 1 + len(bigger))
+
+    def _reaches_right(self, line: Line) -> bool:
+        """Whether a line runs to its column's right edge (so it wraps: running text)."""
+        page = self.pages[line.page]
+        _, right = page.edge(line)
+        return line.x1 >= right - 2 * max(line.size, 1.0)
+
+    def _strong(self, block: VBlock) -> bool:
+        """Bold, or clearly larger than body text."""
+        return all(l.bold for l in block.lines) or block.size >= 1.08 * self.stats.body_size
+
+    def _heading(self, block: VBlock) -> Optional[tuple[Optional[str], str]]:
+        """(number or None, title) when the block is a section heading."""
+        text = block.text.strip()
+        if len(block.lines) > 3 or len(text) > 150 or caption_match(text):
+            return None
+        if block.size < 0.9 * self.stats.body_size:
+            return None
+        strong = self._strong(block)
+        words = text.split()
+        match = NUMBERED_HEAD_RE.match(text)
+        if match and int(match.group("num").split(".")[0]) <= 30 and len(words) <= 16:
+            title = match.group("title").strip()
+            plain_ok = (
+                len(block.lines) == 1
+                and title[:1].isupper()
+                and not any(c.isdigit() for c in title)
+                and len(words) <= 9
+                and not title.endswith((".", ",", ";", ":"))
+                and not block.lines[0].broken
+                and not self._reaches_right(block.lines[0])
+            )
+            if (strong and not title.endswith((",", ";"))) or plain_ok:
+                return match.group("num"), title.rstrip(".").strip()
+        if strong and len(block.lines) <= 2:
+            for regex in (_LETTER_HEAD_RE, _ROMAN_HEAD_RE):
+                match = regex.match(text)
+                if match and len(words) <= 12:
+                    return match.group("num"), match.group("title").rstrip(".").strip()
+        if len(words) > 18 or not text[:1].isupper() or text.endswith((".", ",", ";")):
+            return None
+        if sum(c.isalpha() for c in text) < 3 or block.lines[-1].broken:
+            return None
+        letters = sum(c.isalpha() for c in text)
+        if letters < 0.7 * len(text.replace(" ", "")):
+            return None
+        if (strong and len(block.lines) <= 2) or (
+            text.isupper() and len(words) <= 6 and len(block.lines) == 1
+        ):
+            return None, text.rstrip(":").strip()
+        return None
+
+    def _run_in_heading(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
+        """A numbered heading set in its own font at the start of a paragraph ("2.1 Data. We ...")."""
+        first = block.lines[0]
+        fonts = first.word_fonts
+        if not fonts or len(fonts) < 3:
+            return None
+        for k in range(1, min(len(fonts), 12)):
+            if fonts[k] != fonts[1]:
+                return None
+            if first.words[k].text.endswith("."):
+                if k + 1 < len(fonts) and fonts[k + 1] == fonts[1]:
+                    return None
+                title = " ".join(w.text for w in first.words[1 : k + 1]).rstrip(".")
+                rest = ([first.tail(k + 1)] if k + 1 < len(first.words) else []) + block.lines[1:]
+                return first.words[0].text.rstrip("."), title, rest
+        return None
+
+    def _abstract_label(self, block: VBlock) -> Optional[str]:
+        """ "" for a standalone "Abstract" label, the label text for a run-in one, else None."""
+        text = block.lines[0].text.strip()
+        match = ABSTRACT_RE.match(text)
+        if match is None:
+            return None
+        if not match.group("rest"):
+            return ""
+        label = text[: match.start("rest")].strip()
+        # a run-in label needs punctuation or capitals, else it may be prose ("Abstract meaning ...")
+        return label if label[-1:] in ".:-\u2014\u2013" or label.isupper() else None
+
+    def _abstract_like(self, block: VBlock) -> bool:
+        """Fallback for papers without an "Abstract" label: a long text block on page one."""
+        if block.page != 0 or len(block.lines) < 3 or len(block.text) < 250:
+            return False
+        page = self.pages[block.page]
+        wide = [l for l in block.lines if is_body_like(l, page, Stats(block.size, 1.2))]
+        return len(wide) >= 0.6 * len(block.lines)
+
+    def _paragraphs(self, block: VBlock) -> list[list[Line]]:
+        """Split a text block into paragraphs at indented first lines and short last lines."""
+        page = self.pages[block.page]
+        paragraphs = [[block.lines[0]]]
+        for prev, line in pairwise(block.lines):
+            if not same_row(prev, line) and self._paragraph_break(prev, line, page):
+                paragraphs.append([line])
+            else:
+                paragraphs[-1].append(line)
+        return paragraphs
+
+    def _paragraph_break(self, prev: Line, line: Line, page: Page) -> bool:
+        left, right = page.edge(line)
+        size = max(line.size, 1.0)
+        indented = 0.6 * size <= line.x0 - left <= 6 * size
+        prev_indented = prev.x0 - left >= 0.6 * size
+        if indented and not prev_indented:
+            return True
+        short = prev.x1 < right - 2.5 * size
+        return (
+            short and prev.text.rstrip().endswith(TERMINAL_PUNCT) and line.x0 - left < 0.6 * size
+        )
+
+    def _continues(self, first: Line, block: VBlock) -> bool:
+        """Whether a block's first paragraph continues the previous paragraph (column, page
+        or float break in mid-paragraph)."""
+        if not self.units or self.units[-1].kind != "paragraph":
+            return False
+        last = self.units[-1].lines[-1]
+        page = self.pages[block.page]
+        left = page.edge(first)[0]
+        size = max(first.size, 1.0)
+        if first.x0 - left >= 0.6 * size:
+            return False
+        last_text = last.text.rstrip()
+        open_sentence = not last_text.endswith(TERMINAL_PUNCT)
+        if first.text[:1].islower() and open_sentence:
+            return True
+        moved = (last.page, last.band, last.col) != (first.page, first.band, first.col)
+        if not (moved or self.interrupted):
+            return False
+        last_page = self.pages[last.page]
+        _, last_right = last_page.edge(last)
+        full = last.x1 >= last_right - 2 * max(last.size, 1.0)
+        return full or open_sentence

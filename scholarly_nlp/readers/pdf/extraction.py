@@ -1,0 +1,173 @@
+"""Pass 1, extraction: pdfium's text of each page to line segments.
+
+Consumes a :class:`PdfHandle`; produces one :class:`Page` per page whose ``lines`` are
+:class:`Line` segments (words with boxes in top-left points, font name and weight; a wide gap,
+as between columns or table cells, starts a new segment), never iterating over every character
+in Python.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from collections.abc import Iterator
+
+import pypdfium2.raw as pdfium_c
+
+from .document import PdfHandle
+from .model import Line, Page, Word
+from .typography import FontReader
+
+
+_PDFIUM_HYPHEN = "\ufffe"  # pdfium's marker for a hyphen it judged to end a line
+_PIECE_RE = re.compile(r"\r\n|\n|\ufffe|[^\s\ufffe]+")
+_BREAKS = ("\r\n", "\n", _PDFIUM_HYPHEN)
+_CLEAN_TABLE = {
+    **{c: None for c in range(0x20)},
+    0xAD: None,
+    0xFFFE: None,
+    0xFEFF: None,
+    0xFB00: "ff",
+    0xFB01: "fi",
+    0xFB02: "fl",
+    0xFB03: "ffi",
+    0xFB04: "ffl",
+    0xFB05: "st",
+    0xFB06: "st",
+}
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_SECTION_NUMBER_RE = re.compile(r"^\d{1,2}(?:\.\d{1,2}){1,4}\.?$")
+
+
+def read_page(pdf: PdfHandle, index: int) -> Page:
+    """Extract one page's line segments (top-left coordinates) with sizes and fonts."""
+    page = pdf.page(index)
+    left, bottom, right, top = page.get_bbox()
+    textpage = page.get_textpage()
+    try:
+        count = textpage.count_chars()
+        text = _page_text(textpage.raw, count)
+        # pdfium leaves glyphs without a code out of its text: offsets then need mapping
+        aligned = len(text) == count
+        lines = list(_page_lines(textpage.raw, text, left, top, index, aligned))
+        unmapped = _unmapped_share(textpage.raw, count) if index < 3 else (0, 0)
+    finally:
+        textpage.close()
+    return Page(index, right - left, top - bottom, lines, unmapped=unmapped)
+
+
+def _unmapped_share(raw_tp, count: int) -> tuple[int, int]:
+    """(characters whose font gives no Unicode mapping, characters sampled), over every
+    7th character: fonts without a mapping turn the text into symbols."""
+    sampled = [i for i in range(0, count, 7) if pdfium_c.FPDFText_IsGenerated(raw_tp, i) == 0]
+    errors = sum(1 for i in sampled if pdfium_c.FPDFText_HasUnicodeMapError(raw_tp, i) == 1)
+    return errors, len(sampled)
+
+
+def _page_text(raw_tp, count: int) -> str:
+    """pdfium's text of a page, one character per UTF-16 unit, so that string offsets are
+    pdfium's text indices (surrogate pairs are joined later, inside words)."""
+    if count <= 0:
+        return ""
+    buffer = (ctypes.c_ushort * (2 * count + 2))()
+    written = pdfium_c.FPDFText_GetText(raw_tp, 0, count, buffer)
+    return "".join(map(chr, buffer[: max(0, written - 1)]))
+
+
+def _clean_word(piece: str) -> str:
+    """A word's text: ligatures spelled out, control characters dropped, UTF-16 surrogate
+    pairs joined (math letters), stray surrogates replaced."""
+    cleaned = piece.translate(_CLEAN_TABLE)
+    if _SURROGATE_RE.search(cleaned):
+        cleaned = cleaned.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return cleaned
+
+
+def _page_lines(
+    raw_tp, text: str, left: float, top: float, page_index: int, aligned: bool = True
+) -> Iterator[Line]:
+    """Yield line segments from pdfium's text: split at its line breaks, then at wide gaps.
+
+    One pass over words: each word costs two box look-ups (its first and last characters);
+    the font size is read again only when the glyph height changes from the word before.
+    """
+    rect = pdfium_c.FS_RECTF()
+    loose_box = pdfium_c.FPDFText_GetLooseCharBox
+    font_size = pdfium_c.FPDFText_GetFontSize
+    to_char = pdfium_c.FPDFText_GetCharIndexFromTextIndex
+    fonts = FontReader(raw_tp)
+    words: list[Word] = []
+    append = words.append
+    last_height, last_size = -1.0, 0.0
+    for match in _PIECE_RE.finditer(text):
+        first, end = match.span()
+        piece = text[first:end]
+        if piece in _BREAKS:
+            if words:
+                if piece == _PDFIUM_HYPHEN:
+                    words[-1].broken = True
+                for segment in _segments(words):
+                    yield _make_line(segment, page_index, fonts)
+                words = []
+                append = words.append
+            continue
+        cleaned = piece if piece.isascii() and piece.isprintable() else _clean_word(piece)
+        if not cleaned:
+            continue
+        last = end - 1
+        if not aligned:
+            first, last = to_char(raw_tp, first), to_char(raw_tp, last)
+        loose_box(raw_tp, first, rect)
+        x0, y_top, y_bottom = rect.left, rect.top, rect.bottom
+        if last != first:
+            loose_box(raw_tp, last, rect)
+            bottom = rect.bottom
+            # a token pdfium glued across two rows keeps the first glyph's row
+            if -2.0 < bottom - y_bottom < 2.0 or abs(bottom - y_bottom) < 0.5 * (y_top - y_bottom):
+                y_top = max(y_top, rect.top)
+                y_bottom = min(y_bottom, bottom)
+        x1 = rect.right
+        x1 = max(x1, x0 + 1.0)
+        height = y_top - y_bottom
+        if not -0.02 * height <= height - last_height <= 0.02 * height:
+            last_height, last_size = height, font_size(raw_tp, first)
+        append(
+            Word(
+                cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first
+            )
+        )
+    if words:
+        for segment in _segments(words):
+            yield _make_line(segment, page_index, fonts)
+
+
+def _segments(words: list[Word]) -> Iterator[list[Word]]:
+    """Split one pdfium line into segments at wide gaps, backward jumps or row changes."""
+    segment = [words[0]]
+    prev = words[0]
+    for word in words[1:]:
+        # glyph box height runs about 1.15 times the font size
+        size = max(word.y1 - word.y0, prev.y1 - prev.y0, 1.15) / 1.15
+        gap = word.x0 - prev.x1
+        if (
+            gap > 1.1 * size
+            or gap < -0.5 * size
+            or abs(word.y0 + word.y1 - prev.y0 - prev.y1) > 1.4 * size
+        ):
+            yield segment
+            segment = [word]
+        else:
+            segment.append(word)
+        prev = word
+    yield segment
+
+
+def _make_line(words: list[Word], page_index: int, fonts: FontReader) -> Line:
+    """Build a line segment; read its fonts at its first and last word (and, for a line
+    opening with a section number, at each of its first words, to find run-in headings)."""
+    name, bold_first = fonts.font(words[0].index)
+    bold_last = fonts.font(words[-1].index)[1] if len(words) > 1 and bold_first else bold_first
+    line = Line(words, page_index, bold=bold_first and bold_last, font=name)
+    if len(words) > 2 and _SECTION_NUMBER_RE.match(words[0].text):
+        line.word_fonts = [fonts.font(w.index)[0] for w in words[:14]]
+    return line

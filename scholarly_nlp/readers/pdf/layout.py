@@ -1,0 +1,225 @@
+"""Pass 4, layout: columns, bands and reading order of each page.
+
+Consumes a page's non-furniture lines; merges sub/superscripts into their lines, finds the
+column gutter, gives each line its column (``L``, ``R``, ``F``) and band, and leaves
+``page.lines`` in reading order (a full-width band, then the left column, then the right one)
+with ``page.split`` and ``page.edges`` set.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from typing import Optional
+
+import numpy as np
+
+from .model import Line, Page, same_row
+
+
+def layout_page(page: Page) -> None:
+    """Find the column gutter, assign columns and bands, and put lines in reading order."""
+    text_lines = _attach_scripts([l for l in page.lines if not l.role])
+    page.split = _column_split(text_lines, page.width)
+    _assign_columns(text_lines, page.split)
+    if page.split is not None:
+        text_lines = _merge_spanning_rows(text_lines)
+    page.lines = _reading_order(text_lines)
+    page.edges = _column_edges(page.lines)
+
+
+def _attach_scripts(lines: list[Line]) -> list[Line]:
+    """Merge sub- and superscript fragments (pdfium often puts them on lines of their own)
+    into the line they are raised or lowered from."""
+    scripts = [l for l in lines if len(l.words) <= 2 and len(l.text) <= 6]
+    if not scripts:
+        return lines
+    by_top = sorted(lines, key=lambda l: l.y0)
+    tops = [l.y0 for l in by_top]
+    merged: set[int] = set()
+    for script in scripts:
+        mid = (script.y0 + script.y1) / 2
+        nearby = by_top[bisect.bisect_left(tops, mid - 40) : bisect.bisect_right(tops, mid + 10)]
+        host = _script_host(script, nearby, merged)
+        if host is None:
+            continue
+        base = host.base
+        host.words = sorted(host.words + script.words, key=lambda w: w.x0)
+        host.__post_init__()
+        host.base = base
+        merged.add(id(script))
+    return [l for l in lines if id(l) not in merged]
+
+
+def _script_host(script: Line, lines: list[Line], merged: set[int]) -> Optional[Line]:
+    """The bigger line a small fragment sits on, overlapping it vertically and horizontally."""
+    mid = (script.y0 + script.y1) / 2
+    best, best_dist = None, None
+    for line in lines:
+        if (
+            line is script
+            or id(line) in merged
+            or line.size < 1.1 * script.size
+            or len(line.text) < 4
+        ):
+            continue
+        if not (line.x0 - 3 <= script.x0 <= line.x1 + 3):
+            continue
+        height = line.y1 - line.y0
+        if not (line.y0 - 0.3 * height <= mid <= line.y1 + 0.3 * height):
+            continue
+        dist = abs(mid - (line.y0 + line.y1) / 2)
+        if best_dist is None or dist < best_dist:
+            best, best_dist = line, dist
+    return best
+
+
+def _column_split(lines: list[Line], width: float) -> Optional[float]:
+    """The x of a column gutter that (almost) no text crosses, or None for one column."""
+    lines = [l for l in lines if len(l.text) >= 8]
+    if len(lines) < 6:
+        return None
+    x0 = np.array([l.x0 for l in lines])
+    x1 = np.array([l.x1 for l in lines])
+    weight = np.array([len(l.text) for l in lines], dtype=float)
+    xs = np.arange(0.25 * width, 0.75 * width, 1.0)
+    crossing = ((x0[:, None] < xs - 2) & (x1[:, None] > xs + 2)).astype(float).T @ weight
+    left = (x1[:, None] <= xs).astype(float).T @ weight
+    right = (x0[:, None] >= xs).astype(float).T @ weight
+    total = weight.sum()
+    # full-width front matter (title, affiliations) may cross the gutter, and a side column
+    # (a journal's margin notes) may be narrow; but the columns must carry most text
+    ok = (left >= 0.08 * total) & (right >= 0.08 * total) & (crossing <= 0.5 * (left + right))
+    if not ok.any():
+        return None
+    best = crossing[ok].min()
+    candidates = ok & (crossing <= best)
+    return float(_widest_run_middle(xs, candidates))
+
+
+def _widest_run_middle(xs: np.ndarray, mask: np.ndarray) -> float:
+    """The middle x of the longest run of True values in ``mask``."""
+    best_len, best_mid, run_start = 0, float(xs[np.argmax(mask)]), None
+    for i, flag in enumerate(list(mask) + [False]):
+        if flag and run_start is None:
+            run_start = i
+        elif not flag and run_start is not None:
+            if i - run_start > best_len:
+                best_len, best_mid = i - run_start, float((xs[run_start] + xs[i - 1]) / 2)
+            run_start = None
+    return best_mid
+
+
+def _assign_columns(lines: list[Line], split: Optional[float]) -> None:
+    """Put each line in the left or right column, or full width when it clearly spans both."""
+    if split is None:
+        for line in lines:
+            line.col = "F"
+        return
+    for line in lines:
+        if split - line.x0 >= 15 and line.x1 - split >= 15:
+            line.col = "F"
+        else:
+            line.col = "L" if (line.x0 + line.x1) / 2 < split else "R"
+    _continue_full_width(lines)
+
+
+def _continue_full_width(lines: list[Line]) -> None:
+    """The short last line of a full-width caption or paragraph stays with it: same size,
+    same left edge, at the normal line distance below a full-width line."""
+    last_full: Optional[Line] = None
+    for line in sorted(lines, key=lambda l: l.y0):
+        if line.col == "F":
+            last_full = line
+        elif (
+            last_full is not None
+            and abs(line.x0 - last_full.x0) < 2
+            and abs(line.size - last_full.size) < 0.5
+            and 0 < line.base - last_full.base < 1.6 * max(line.size, 1.0)
+        ):
+            line.col = "F"
+            last_full = line
+
+
+def _merge_spanning_rows(lines: list[Line]) -> list[Line]:
+    """Re-join segments on the row of a full-width line that were cut off at a wide word
+    gap (letter-spaced titles in old PDFs), so the row reads as one full-width line."""
+    merged: set[int] = set()
+    for line in [l for l in lines if l.col == "F"]:
+        if id(line) in merged:
+            continue
+        grown = True
+        while grown:
+            grown = False
+            for other in lines:
+                if other is line or id(other) in merged or not same_row(line, other):
+                    continue
+                gap = max(other.x0 - line.x1, line.x0 - other.x1)
+                if (
+                    gap < 3 * max(line.size, other.size, 1.0)
+                    and abs(other.size - line.size) <= 0.1 * line.size
+                ):
+                    base = line.base
+                    line.words = sorted(line.words + other.words, key=lambda w: w.x0)
+                    line.__post_init__()
+                    line.base = base
+                    merged.add(id(other))
+                    grown = True
+    return [l for l in lines if id(l) not in merged]
+
+
+def _reading_order(lines: list[Line]) -> list[Line]:
+    """Order lines: bands top to bottom; within a column band, left column then right column."""
+    ordered: list[Line] = []
+    band: list[Line] = []
+    band_index = 0
+    for line in sorted(lines, key=lambda l: l.y0):
+        is_full = line.col == "F"
+        if band and (band[0].col == "F") != is_full:
+            ordered.extend(_order_band(band, band_index))
+            band, band_index = [], band_index + 1
+        band.append(line)
+    if band:
+        ordered.extend(_order_band(band, band_index))
+    return ordered
+
+
+def _order_band(band: list[Line], index: int) -> list[Line]:
+    """Order one band's lines: per column, rows top to bottom, segments of a row left to right."""
+    out: list[Line] = []
+    for col in ("F", "L", "R"):
+        lines = [l for l in band if l.col == col]
+        for line in lines:
+            line.band = index
+        out.extend(_rows(lines))
+    return out
+
+
+def _rows(lines: list[Line]) -> list[Line]:
+    """Sort lines into rows (shared baseline) top to bottom, each row left to right."""
+    out: list[Line] = []
+    row: list[Line] = []
+    for line in sorted(lines, key=lambda l: l.base):
+        if row and line.base - row[0].base > 0.3 * max(row[0].size, 1.0):
+            out.extend(sorted(row, key=lambda l: l.x0))
+            row = []
+        row.append(line)
+    out.extend(sorted(row, key=lambda l: l.x0))
+    return out
+
+
+def _column_edges(lines: list[Line]) -> dict:
+    """Left edge (most common start) and right edge of the text of each column; full-width
+    lines on a two-column page span from the left column's edge to the right one's."""
+    groups: dict = {}
+    for line in lines:
+        if len(line.text) >= 20:
+            groups.setdefault(line.col, []).append(line)
+    edges = {}
+    for col, group in groups.items():
+        left = Counter(round(l.x0) for l in group).most_common(1)[0][0]
+        rights = sorted(l.x1 for l in group)
+        edges[col] = (float(left), rights[int(0.9 * (len(rights) - 1))])
+    if "L" in edges and "R" in edges:
+        edges["F"] = (edges["L"][0], edges["R"][1])
+    return edges

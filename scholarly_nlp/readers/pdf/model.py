@@ -1,0 +1,161 @@
+"""The PDF reader's working data: words, line segments, pages, visual blocks, captions, units.
+
+Shared by every pass. A :class:`Line` is a run of words on one row; passes annotate lines in
+place (``size``, ``col``, ``band``, ``role``) and pages (``split``, ``edges``, ``blocks``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(slots=True)
+class Word:
+    """A word with its box in points from the page's top-left corner."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    font_size: float
+    height: float
+    index: int = 0  # pdfium character index of the first character (for font look-ups)
+    broken: bool = False  # pdfium removed a line-end hyphen right after this word
+
+
+@dataclass(eq=False)
+class Line:
+    """A line segment: words on one row with no wide gap between them."""
+
+    words: list[Word]
+    page: int
+    bold: bool = False
+    font: str = ""
+    word_fonts: Optional[list[str]] = None  # only for lines that start with a section number
+    size: float = 0.0
+    col: str = "F"  # "L" or "R" column, "F" full width or single column
+    band: int = 0
+    role: str = ""  # "", "furniture", "float" or "caption"
+
+    def __post_init__(self) -> None:
+        words = self.words
+        first = words[0]
+        x0, y0, x1 = first.x0, first.y0, first.x1
+        texts, bottoms = [], []
+        for w in words:
+            texts.append(w.text)
+            bottoms.append(w.y1)
+            x0 = min(x0, w.x0)
+            x1 = max(x1, w.x1)
+            y0 = min(y0, w.y0)
+        bottoms.sort()
+        self.text = " ".join(texts)
+        self.x0, self.y0, self.x1, self.y1 = x0, y0, x1, bottoms[-1]
+        # the bottom most words share: robust to a tall glyph or a subscript in the line
+        self.base = bottoms[len(words) // 2]
+
+    @property
+    def width(self) -> float:
+        """x1 - x0."""
+        return self.x1 - self.x0
+
+    @property
+    def broken(self) -> bool:
+        """Whether pdfium removed a line-end hyphen after the last word."""
+        return self.words[-1].broken
+
+    def tail(self, start: int) -> Line:
+        """A copy holding the words from ``start`` on (used to cut a run-in heading off)."""
+        line = Line(self.words[start:], self.page, self.bold, self.font, None, self.size, self.col)
+        line.band, line.role = self.band, self.role
+        return line
+
+
+@dataclass
+class Page:
+    """One page: its size, its lines in reading order, and its column layout."""
+
+    index: int
+    width: float
+    height: float
+    lines: list[Line]
+    split: Optional[float] = None
+    edges: dict = field(default_factory=dict)  # column -> (left, right) text edges
+    unmapped: tuple[int, int] = (0, 0)  # sampled characters without a Unicode mapping, sampled
+    blocks: list[VBlock] = field(default_factory=list)
+
+    def edge(self, line: Line) -> tuple[float, float]:
+        """The left and right text edges of a line's column."""
+        return self.edges.get(line.col, (0.0, self.width))
+
+
+@dataclass(eq=False)
+class VBlock:
+    """A visual block: consecutive lines of one column with regular spacing, size and weight."""
+
+    lines: list[Line]
+    page: int
+
+    @property
+    def text(self) -> str:
+        """The lines' texts joined by spaces."""
+        return " ".join(line.text for line in self.lines)
+
+    @property
+    def size(self) -> float:
+        """The size carrying the most characters."""
+        return dominant(((l.size, len(l.text)) for l in self.lines), default=0.0)
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) around all lines."""
+        return (
+            min(l.x0 for l in self.lines),
+            min(l.y0 for l in self.lines),
+            max(l.x1 for l in self.lines),
+            max(l.y1 for l in self.lines),
+        )
+
+
+@dataclass
+class Stats:
+    """Document-wide typography: body font size and normal line advance (as a ratio of size)."""
+
+    body_size: float
+    lead_ratio: float
+
+
+@dataclass
+class Caption:
+    """A caption block with what it captions."""
+
+    block: VBlock
+    kind: str
+    label: str
+    bbox: Optional[tuple[float, float, float, float]] = None
+
+
+@dataclass
+class Unit:
+    """A piece of the paper's text before it becomes a Block."""
+
+    kind: str
+    lines: list[Line]
+    section: Optional[int] = None
+
+
+def same_row(prev: Line, line: Line) -> bool:
+    """Whether two lines share a baseline (within 0.3 of the larger size)."""
+    return abs(line.base - prev.base) <= 0.3 * max(prev.size, line.size, 1.0)
+
+
+def dominant(weighted: Iterable[tuple[float, int]], default: float) -> float:
+    """The value (rounded to 0.25) carrying the most weight."""
+    counts: Counter = Counter()
+    for value, weight in weighted:
+        counts[round(value * 4) / 4] += weight
+    return counts.most_common(1)[0][0] if counts else default

@@ -1,0 +1,19 @@
+"""Text patterns that several passes share: caption openers, numbered section heads, the
+abstract label, sentence-final punctuation.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+CAPTION_RE = re.compile(
+    r"^(?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*"
+    r"(?P<label>(?:[A-Z]\.?|S)?\d{1,3}(?:\.\d{1,2})?[a-z]?|[IVX]{1,5})"
+    r"(?P<delim>\s*[:.|\u2014\u2013]|\s*$|\s+(?=[A-Z]))"
+)
+NUMBERED_HEAD_RE = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(?P<title>[^\W\d_].*)$")
+ABSTRACT_RE = re.compile(
+    r"^(?:abstract|a b s t r a c t)\b\s*[:.\u2014\u2013-]?\s*(?P<rest>.*)$", re.IGNORECASE
+)
+TERMINAL_PUNCT = (".", "!", "?", ":")

@@ -1,0 +1,94 @@
+"""Typography: font names and weights (read during extraction), each line's size (pass 2) and
+the document's body size and line advance (after layout).
+
+Consumes pages of lines; produces ``Line.size``, a :class:`Stats`, and the running-text test
+:func:`is_body_like` that floats and classification use.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections import Counter
+from itertools import pairwise
+
+import pypdfium2.raw as pdfium_c
+
+from .model import Line, Page, Stats, dominant
+
+
+_BOLD_HINTS = ("bold", "medi", "semibold", "demi", "black", "heavy", "cmbx", "-bd", ",bd")
+_FORCE_BOLD_FLAG = 1 << 18
+
+
+class FontReader:
+    """Font names of characters, read through pdfium's FPDFText_GetFontInfo."""
+
+    def __init__(self, raw_tp) -> None:
+        self._tp = raw_tp
+        self._buf = ctypes.create_string_buffer(128)
+        self._flags = ctypes.c_int()
+        self._flags_ref = ctypes.byref(self._flags)
+        self._known: dict[tuple[bytes, int], tuple[str, bool]] = {}
+
+    def font(self, index: int) -> tuple[str, bool]:
+        """(font name, is bold) of the character at ``index``."""
+        n = pdfium_c.FPDFText_GetFontInfo(self._tp, index, self._buf, 128, self._flags_ref)
+        key = (self._buf.value if n else b"", self._flags.value)
+        found = self._known.get(key)
+        if found is None:
+            name = key[0].decode("latin-1")
+            lowered = name.lower()
+            bold = bool(key[1] & _FORCE_BOLD_FLAG) or any(h in lowered for h in _BOLD_HINTS)
+            found = self._known[key] = (name, bold)
+        return found
+
+
+def assign_sizes(pages: list[Page]) -> None:
+    """Give each line a size: the font size, or the glyph box height where fonts report none."""
+    words = [w for p in pages for l in p.lines for w in l.words]
+    sized = sum(1 for w in words if w.font_size > 1.5)
+    use_font_size = sized >= 0.8 * max(1, len(words))
+    for page in pages:
+        for line in page.lines:
+            sizes = [
+                (
+                    w.font_size if use_font_size and w.font_size > 1.5 else w.height / 1.15,
+                    len(w.text),
+                )
+                for w in line.words
+            ]
+            first = sizes[0][0]
+            if all(size == first for size, _ in sizes):
+                line.size = round(first * 4) / 4
+            else:
+                line.size = dominant(sizes, default=1.0)
+
+
+def doc_stats(pages: list[Page]) -> Stats:
+    """Body size (the size most text is set in) and the usual line advance."""
+    body = dominant(
+        ((l.size, len(l.text)) for p in pages for l in p.lines if not l.role), default=10.0
+    )
+    leads: Counter = Counter()
+    for page in pages:
+        for prev, line in pairwise(page.lines):
+            if (
+                (prev.band, prev.col) == (line.band, line.col)
+                and abs(line.size - body) < 0.5
+                and abs(prev.size - body) < 0.5
+            ):
+                ratio = (line.base - prev.base) / body
+                if 0.8 < ratio < 2.0:
+                    leads[round(ratio * 20) / 20] += 1
+    lead = leads.most_common(1)[0][0] if leads else 1.2
+    return Stats(body, lead)
+
+
+def is_body_like(line: Line, page: Page, stats: Stats) -> bool:
+    """A running-text line: body size, many words, most of its column's width."""
+    left, right = page.edge(line)
+    return (
+        abs(line.size - stats.body_size) <= 0.12 * stats.body_size
+        and len(line.words) >= 5
+        and line.width >= 0.85 * (right - left)
+    )
