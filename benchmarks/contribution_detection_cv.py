@@ -8,7 +8,7 @@ has sentences on both sides. Systems:
 
 * ``tfidf_lr``: TF-IDF (word 1-2 grams, sublinear tf, min_df 2) of the sentence text,
   logistic regression (liblinear, C=1, balanced class weights);
-* ``tfidf_lr_context``: the same plus context features (:mod:`scholarly_nlp.contributions.detector_data`):
+* ``tfidf_lr_context``: the same plus context features (:mod:`scholarly_contribution_detector.data`):
   coarse section kind (title/abstract/introduction/related/method/experiments/setup/
   baselines/results/conclusion/other) one-hot, TF-IDF of the section heading words, relative
   position in the paper (10 bins) and in its section, heading flag, introduction flag, cue
@@ -79,7 +79,7 @@ class Featurizer:
         self.section = TfidfVectorizer(min_df=2, lowercase=True)
 
     def _dense(self, rows) -> numpy.ndarray:
-        from scholarly_nlp.contributions.detector_data import CUE_PATTERNS, SECTION_KINDS
+        from scholarly_contribution_detector.data import CUE_PATTERNS, SECTION_KINDS
 
         kinds = [k for k, _ in SECTION_KINDS] + ["other"]
         cues = list(CUE_PATTERNS)
@@ -144,7 +144,7 @@ def tuned_threshold(train_papers, rows_by_paper: dict, context: bool, seed: int,
     """The F1-best threshold on a held-out 20% of the training papers (grouped split);
     ``rows_by_paper`` maps paper ids to their sentence rows; ``intro_only`` keeps only the
     introduction's sentences on both sides."""
-    from scholarly_nlp.contributions.detector_data import grouped_split
+    from scholarly_contribution_detector.data import grouped_split
 
     inner_train, inner_dev = grouped_split(train_papers, dev_fraction=0.2, seed=seed)
     dev_rows = _keep([row for p in inner_dev for row in rows_by_paper[p.paper_id]], intro_only)
@@ -208,7 +208,7 @@ def score(gold, predicted, scores, paper_of, fold_of, mask) -> dict:
 
 def main(argv=None) -> dict:
     """Run the cross-validation, print the markdown table, write the JSON; returns the result."""
-    from scholarly_nlp.contributions.detector_data import grouped_folds, paper_rows
+    from scholarly_contribution_detector.data import grouped_folds, paper_rows
     from scholarly_nlp.readers.ncg import iter_ncg_papers
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -9,7 +9,7 @@ and in the one before). The 177 NCG papers become Docs with
 (:func:`scholarly_nlp.readers.ncg.introduction_mask`) are trained on and scored, the
 scope of the ``tfidf_lr_context_intro_only`` row of ``contribution_detection_cv.py``
 (sklearn TF-IDF + context LR, F1 0.543). Folds are by paper
-(:func:`scholarly_nlp.contributions.detector_data.grouped_folds`, the same seed, so the
+(:func:`scholarly_contribution_detector.data.grouped_folds`, the same seed, so the
 same folds). Each fold trains a fresh pipe (``--epochs`` passes over the training papers,
 minibatches of ``--batch`` papers, Adam with ``--lr``) and runs it on the test papers'
 Docs; a sentence is positive when its probability is >= ``--threshold``.
@@ -78,7 +78,7 @@ def main(argv=None) -> dict:
     """Run the cross-validation, print the markdown table, write the JSON; returns the result."""
     import scholarly_nlp
     from scholarly_contribution_detector.ncg_docs import ncg_doc
-    from scholarly_nlp.contributions.detector_data import grouped_folds
+    from scholarly_contribution_detector.data import grouped_folds
     from scholarly_nlp.readers.ncg import iter_ncg_papers
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

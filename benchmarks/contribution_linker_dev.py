@@ -1,11 +1,11 @@
 """Contribution linking (issue #6): the ``contribution_linker`` pipe vs BM25 on the dev gold.
 
 Each gold item of ``gold/contributions_dev.jsonl`` is matched to one of our introduction
-sentences of the paper's TEI Doc (:func:`~scholarly_nlp.contributions.linking_eval.prepare_queries`);
+sentences of the paper's TEI Doc (:func:`~scholarly_contribution_linker.evaluation.prepare_queries`);
 the matched sentence is the query. The pipe ranks the paper's body paragraphs through
 :meth:`ContributionLinker.link` (k = every paragraph, so the full ranking is scored); BM25 is
-:class:`~scholarly_nlp.contributions.baselines.BM25Ranker` on the same candidates.
-:func:`~scholarly_nlp.contributions.linking_eval.evaluate_rankings` gives hit@1, hit@5 and MRR.
+:class:`~scholarly_nlp.retrieval.BM25Ranker` on the same candidates.
+:func:`~scholarly_contribution_linker.evaluation.evaluate_rankings` gives hit@1, hit@5 and MRR.
 
 Default: the zero-shot MiniLM bi-encoder (``scholarly_nlp.BiEncoderScorer.v1``, the locally
 packaged all-MiniLM-L6-v2) fused with BM25 at ``bm25_weight`` 0.5. Measured (2 CPU cores,
@@ -62,8 +62,8 @@ def pipe_rankings(pipe, queries, docs) -> list:
 
 def run(data: Path, backbone=None, bm25_weight: float = 0.5) -> dict:
     """hit@1 / hit@5 / MRR of the pipe and of BM25 on the dev gold under ``data``."""
-    from scholarly_nlp.contributions.baselines import BM25Ranker
-    from scholarly_nlp.contributions.linking_eval import (
+    from scholarly_nlp.retrieval import BM25Ranker
+    from scholarly_contribution_linker.evaluation import (
         evaluate_rankings,
         prepare_queries,
         rank_queries,

@@ -3,11 +3,11 @@
 Each gold item of ``gold/contributions_dev.jsonl`` (an introduction sentence that states a
 contribution, and the start of the first body paragraph that explains it) is matched to our
 sentences of the paper's TEI Doc; every baseline of
-:mod:`scholarly_nlp.contributions.baselines` ranks the paper's body paragraphs for the matched
-sentence, and :func:`scholarly_nlp.contributions.linking_eval.evaluate_rankings` gives hit@1,
+:mod:`scholarly_contribution_linker.baselines` ranks the paper's body paragraphs for the matched
+sentence, and :func:`scholarly_contribution_linker.evaluation.evaluate_rankings` gives hit@1,
 hit@5 and MRR. The random reference is the exact expectation
-(:func:`~scholarly_nlp.contributions.linking_eval.expected_random_metrics`), not one draw.
-The candidate set is defined in :mod:`scholarly_nlp.contributions.linking_eval`; with
+(:func:`~scholarly_contribution_linker.evaluation.expected_random_metrics`), not one draw.
+The candidate set is :func:`scholarly_nlp.introduction_and_body`; with
 ``--all-sections`` the body keeps related work, conclusions etc. as well.
 
 Tanaka & Ushiku's fine-tuned SciBERT bi-encoder (hit@1 38.5, hit@5 70.9) is printed as a
@@ -53,15 +53,15 @@ def load_docs(tei_dir: Path, paper_ids, nlp=None) -> dict:
 
 def run(data: Path, baselines=ALL_BASELINES, all_sections: bool = False, backbone=None) -> dict:
     """Metrics per baseline (and per paper) on the dev gold under ``data``."""
-    from scholarly_nlp.contributions import baselines as rankers
-    from scholarly_nlp.contributions.linking_eval import (
-        EXCLUDED_BODY_TITLE,
+    from scholarly_contribution_linker import baselines as rankers
+    from scholarly_contribution_linker.evaluation import (
         evaluate_rankings,
         expected_random_metrics,
         prepare_queries,
         rank_queries,
         read_contribution_gold,
     )
+    from scholarly_nlp import EXCLUDED_BODY_TITLE
 
     gold = read_contribution_gold(data / "gold" / "contributions_dev.jsonl")
     start = time.perf_counter()

@@ -14,7 +14,7 @@ from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
 import scholarly_nlp
-from scholarly_nlp.contributions.linking_eval import introduction_and_body
+from scholarly_nlp import introduction_and_body
 from scholarly_nlp.readers.ncg import iter_ncg_papers, read_ncg_paper
 from scholarly_nlp.training import create_paper_corpus
 from scholarly_contribution_detector.features import context_features, model_docs, text_tokens

@@ -19,8 +19,8 @@ from spacy.training import Example
 from thinc.api import Adam
 
 import scholarly_nlp
-from scholarly_nlp import Block, Paper, PaperSection, paper_to_doc
-from scholarly_nlp.contributions.linking_eval import introduction_and_body, read_contribution_gold
+from scholarly_nlp import Block, Paper, PaperSection, introduction_and_body, paper_to_doc
+from scholarly_contribution_linker.evaluation import read_contribution_gold
 from scholarly_nlp.ml.backbones import make_tiny_backbone
 from scholarly_contribution_linker.candidates import CONTRIBUTION_CUE, PaperIndex, contribution_sentences, fuse
 from scholarly_contribution_linker.silver import section_numbers, silver_pairs

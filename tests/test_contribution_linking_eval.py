@@ -17,7 +17,8 @@ import pytest
 
 from conftest import shared
 
-from scholarly_nlp.contributions.baselines import (
+from scholarly_nlp import introduction_and_body
+from scholarly_contribution_linker.baselines import (
     BM25Ranker,
     EmbeddingRanker,
     FirstParagraphRanker,
@@ -25,13 +26,12 @@ from scholarly_nlp.contributions.baselines import (
     TfidfRanker,
     order_by_scores,
 )
-from scholarly_nlp.contributions.linking_eval import (
+from scholarly_contribution_linker.evaluation import (
     ContributionGold,
     alnum_key,
     evaluate_rankings,
     expected_random_metrics,
     gold_paragraph_positions,
-    introduction_and_body,
     match_sentence,
     normalize_text,
     paragraph_matches,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scholarly_nlp.contributions.detector_data import (
+from scholarly_contribution_detector.data import (
     cue_flags,
     grouped_folds,
     grouped_split,

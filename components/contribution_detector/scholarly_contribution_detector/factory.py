@@ -2,7 +2,7 @@
 
 On a paper Doc it scores every introduction sentence
 (:func:`.features.introduction_features`, i.e.
-``scholarly_nlp.contributions.linking_eval.introduction_and_body(doc)[0]``) with the
+``scholarly_nlp.introduction_and_body(doc)[0]``) with the
 probability that the sentence states one of the paper's contributions, and writes:
 
 * ``doc._.contribution_scores``: a list of floats aligned with those sentences (``[]`` for

@@ -10,11 +10,11 @@ context pseudo-tokens (:func:`context_features`):
 * ``__first_in_section``: the sentence follows a heading (the introduction's or a
   subsection's);
 * ``__cue_<name>``: each cue phrase of
-  :data:`scholarly_nlp.contributions.detector_data.CUE_PATTERNS` found in the sentence;
+  :data:`.data.CUE_PATTERNS` found in the sentence;
   ``__prev_cue_<name>`` the same for the sentence before (``__prev_none`` for the first).
 
 The introduction's sentences come from
-:func:`scholarly_nlp.contributions.linking_eval.introduction_and_body` for every Doc
+:func:`scholarly_nlp.introduction_and_body` for every Doc
 (:func:`introduction_features`), so a TEI paper and an NCG training Doc
 (:mod:`.ncg_docs`, which gives its introduction the same span-group layout) get their
 features from the same code.
@@ -28,7 +28,7 @@ from typing import Optional, Sequence
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from scholarly_nlp.contributions.detector_data import cue_flags
+from .data import cue_flags
 
 __all__ = [
     "EXTENSIONS",
@@ -126,7 +126,7 @@ def introduction_features(doc: Doc) -> tuple[list, list[list[str]]]:
     The sentences are ``introduction_and_body(doc)[0]``; a Doc without sections or
     without an introduction gives ``([], [])``.
     """
-    from scholarly_nlp.contributions.linking_eval import introduction_and_body
+    from scholarly_nlp import introduction_and_body
 
     if "sections" not in doc.spans or not len(doc.spans["sections"]):
         return [], []

@@ -5,7 +5,7 @@
 * text = the Stanza sentences joined by ``" "`` (words = their space-separated tokens),
   one Doc sentence per NCG sentence (``sent_starts``);
 * span groups laid out like a TEI paper's, so that
-  :func:`scholarly_nlp.contributions.linking_eval.introduction_and_body` finds the
+  :func:`scholarly_nlp.introduction_and_body` finds the
   introduction of :func:`scholarly_nlp.readers.ncg.introduction_mask`: ``title``,
   ``abstract``, ``section_heads`` (the heading lines), ``sections`` (one span per body
   section from its heading; the introduction's span runs to its last sentence, over its

@@ -2,7 +2,7 @@
 
 The introduction sentences that state a contribution (``doc._.contribution_scores`` from a
 ``contribution_detector`` pipe, else a first-person-plural rule) are the queries; the body
-paragraphs (:func:`scholarly_nlp.contributions.linking_eval.introduction_and_body`) are the
+paragraphs (:func:`scholarly_nlp.introduction_and_body`) are the
 candidates. The score is a pair scorer's score (default the zero-shot MiniLM bi-encoder
 ``scholarly_nlp.BiEncoderScorer.v1``) plus ``bm25_weight`` x BM25 scaled by its maximum.
 The spaCy factory is ``contribution_linker``; :func:`silver_pairs` derives training pairs

@@ -4,13 +4,13 @@ Kept apart from the pipe so that inference, training and the benchmark share one
 of "the contribution sentences of a paper" and "its candidate paragraphs":
 
 * candidates: the body paragraphs of
-  :func:`scholarly_nlp.contributions.linking_eval.introduction_and_body` (paragraphs after the
+  :func:`scholarly_nlp.introduction_and_body` (paragraphs after the
   introduction, related work / conclusions / references excluded);
 * queries: the introduction sentences of the same function that state a contribution
   (:func:`contribution_sentences`).
 
-The BM25 index of a Doc's body (:class:`PaperIndex`, :class:`~scholarly_nlp.contributions.
-baselines.BM25Ranker` tokenisation) is built once per Doc and cached.
+The BM25 index of a Doc's body (:class:`PaperIndex`, :class:`~scholarly_nlp.retrieval.BM25Ranker`
+tokenisation) is built once per Doc and cached.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import ClassVar, Optional, Sequence
 
 import numpy
 
-from scholarly_nlp.contributions.baselines import BM25Ranker
-from scholarly_nlp.contributions.linking_eval import introduction_and_body
+from scholarly_nlp import introduction_and_body
+from scholarly_nlp.retrieval import BM25Ranker
 
 __all__ = ["CONTRIBUTION_CUE", "PaperIndex", "contribution_sentences", "fuse", "scaled"]
 

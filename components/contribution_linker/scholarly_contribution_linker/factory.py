@@ -4,7 +4,7 @@ It runs on a paper Doc (e.g. read from GROBID TEI by :func:`scholarly_nlp.read`)
 each contribution sentence of the introduction to the body paragraphs that explain it:
 
 1. Queries: the introduction sentences of
-   :func:`scholarly_nlp.contributions.linking_eval.introduction_and_body` that state a
+   :func:`scholarly_nlp.introduction_and_body` that state a
    contribution: with ``doc._.contribution_scores`` (per-introduction-sentence probabilities
    from a ``contribution_detector`` pipe) those with probability >= ``detection_threshold``;
    without it, those with a first-person-plural cue (we / our / ours / us), see
@@ -12,7 +12,7 @@ each contribution sentence of the introduction to the body paragraphs that expla
 2. Candidates: the body paragraphs of the same function (all of them; a paper has tens).
 3. Score: the pair scorer's score (default ``scholarly_nlp.BiEncoderScorer.v1`` on
    all-MiniLM-L6-v2, the cosine of mean-pooled embeddings, zero-shot) plus ``bm25_weight`` x
-   the paragraph's BM25 score (:class:`~scholarly_nlp.contributions.baselines.BM25Ranker`)
+   the paragraph's BM25 score (:class:`~scholarly_nlp.retrieval.BM25Ranker`)
    scaled by its maximum over the paper's paragraphs. The BM25 index of a Doc is built once
    and cached (:class:`~scholarly_contribution_linker.candidates.PaperIndex`).
 4. Output: ``doc._.contributions``, one entry per contribution sentence in document order::

@@ -6,7 +6,7 @@ answer. :func:`silver_pairs` reads only spaCy span groups and sentence boundarie
 Doc (``sections`` with the section number as ``kb_id_`` and the title as ``label_``,
 ``paragraphs``), so it imports nothing from scholarly_nlp and needs no model.
 
-The introduction follows :func:`scholarly_nlp.contributions.linking_eval.introduction_and_body`:
+The introduction follows :func:`scholarly_nlp.introduction_and_body`:
 the first section whose title looks like an introduction, else the first titled section,
 else the first section; its sentences are those starting inside its paragraphs.
 """
@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from scholarly_nlp import INTRODUCTION_TITLE
+
 __all__ = ["SECTION_POINTER", "section_numbers", "silver_pairs"]
 
 #: "Section 4", "Sections 3 and 4", "Sect. 3", "Sec. 2.1", "§4", "§§ 3-5" (the numbers follow).
@@ -24,7 +26,6 @@ SECTION_POINTER = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
-_INTRODUCTION_TITLE = re.compile(r"^\W*(?:[0-9IVX]+(?:\.\d+)*[.)]?\s*)?(?:introduction|motivation)\b", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)*)[.)]?\s")
 
 
@@ -56,7 +57,7 @@ def _introduction(sections: list):
     if not sections:
         return None
     titled = [s for s in sections if (s.label_ or "").strip()]
-    return next((s for s in sections if _INTRODUCTION_TITLE.search(s.label_ or "")), (titled or sections)[0])
+    return next((s for s in sections if INTRODUCTION_TITLE.search(s.label_ or "")), (titled or sections)[0])
 
 
 def silver_pairs(doc) -> list[dict]:

@@ -3,7 +3,7 @@
 The gold (``--gold``, JSONL lines ``{"paper_id", "sentence", "paragraph_start"}``, optional
 ``acceptable_paragraph_starts``) names TEI papers ``<tei-dir>/<paper_id>.tei.xml``. Each gold
 sentence is the query: it is matched by text to one of our introduction sentences
-(:func:`scholarly_nlp.contributions.linking_eval.prepare_queries`), and the pipeline's
+(:func:`scholarly_contribution_linker.evaluation.prepare_queries`), and the pipeline's
 ``contribution_linker`` ranks the paper's body paragraphs for it (``link(sentence, doc, k)``).
 Items whose ``paragraph_start`` is null are skipped in hit@k, as the gold format says.
 
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Optional
 
 import scholarly_nlp
-from scholarly_nlp.contributions.baselines import BM25Ranker, EmbeddingRanker, FirstParagraphRanker, TfidfRanker
-from scholarly_nlp.contributions.linking_eval import (
+from scholarly_contribution_linker.baselines import BM25Ranker, EmbeddingRanker, FirstParagraphRanker, TfidfRanker
+from scholarly_contribution_linker.evaluation import (
     evaluate_rankings,
     expected_random_metrics,
     prepare_queries,

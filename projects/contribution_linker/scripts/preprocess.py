@@ -3,7 +3,7 @@
 * ``detector_train.spacy`` / ``detector_dev.spacy``: NLPContributionGraph papers as Docs
   with the gold contribution flags of their sentences
   (``scholarly_contribution_detector.ncg_docs.ncg_doc``), split BY PAPER
-  (``scholarly_nlp.contributions.detector_data.grouped_split``);
+  (``scholarly_contribution_detector.data.grouped_split``);
 * ``silver_train.spacy`` / ``silver_dev.spacy``: TEI papers with silver (introduction
   sentence, paragraph) pairs mined from their own section pointers
   (``scholarly_contribution_linker.silver.silver_pairs``) in ``doc._.contribution_pairs``,
@@ -26,8 +26,8 @@ import warnings
 from pathlib import Path
 
 import scholarly_nlp
-from scholarly_nlp.contributions.detector_data import grouped_split
-from scholarly_nlp.contributions.linking_eval import read_contribution_gold
+from scholarly_contribution_detector.data import grouped_split
+from scholarly_contribution_linker.evaluation import read_contribution_gold
 from scholarly_nlp.readers.ncg import iter_ncg_papers
 
 

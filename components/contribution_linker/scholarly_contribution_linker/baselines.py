@@ -10,7 +10,7 @@ the many contribution sentences of one paper indexes its body once.
   :mod:`scholarly_nlp.retrieval` (BM25, TF-IDF cosine, zero-shot embedding cosine).
 * :class:`FirstParagraphRanker`: document order (the first body paragraph first).
 * :class:`RandomRanker`: a seeded random order; its exact expectation is
-  :func:`scholarly_nlp.contributions.linking_eval.expected_random_metrics`.
+  :func:`.evaluation.expected_random_metrics`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
-from ..retrieval.rankers import BM25Ranker, EmbeddingRanker, TfidfRanker, order_by_scores
+from scholarly_nlp.retrieval import BM25Ranker, EmbeddingRanker, TfidfRanker, order_by_scores
 
 __all__ = ["BASELINES", "BM25Ranker", "EmbeddingRanker", "FirstParagraphRanker", "RandomRanker",
            "TfidfRanker", "order_by_scores"]

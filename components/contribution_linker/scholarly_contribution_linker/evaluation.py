@@ -11,19 +11,11 @@ both annotators chose. The sentence comes from a rough split of the TEI introduc
 matched to our sentences by text (:func:`match_sentence`), and paragraphs are matched to the gold
 starts by a normalised prefix (:func:`paragraph_matches`).
 
-Candidate set (:func:`introduction_and_body`), decided here and used by every baseline:
-
-* **introduction** = the first section whose title looks like an introduction
-  (:data:`INTRODUCTION_TITLE`: "Introduction", "1 Introduction", "Motivation", ...), else the
-  first section with a title, else the first section; its sentences are those that start inside its paragraphs
-  (subsections included, the heading excluded). A Doc without sections has no introduction.
-* **body paragraphs** = the paragraphs that start after the introduction's span, in document
-  order, except those inside a section whose title matches :data:`EXCLUDED_BODY_TITLE`
-  (related/previous/prior work, literature review, acknowledgements, references, conclusions):
-  these describe other people's work, or restate the contributions without explaining them.
-  On the dev gold no gold paragraph lies in such a section (all 68 lie in the kept body).
-  Pass ``exclude=None`` to keep every later paragraph. A Doc without sections: every paragraph
-  is body.
+Candidate set: :func:`scholarly_nlp.introduction_and_body` (defined in
+:mod:`scholarly_nlp.doc.structure`, shared with the contribution detector), used by every
+baseline: the introduction's sentences are the queries, the body paragraphs after it (minus
+related work, acknowledgements, references, conclusions) the candidates. On the dev gold no
+gold paragraph lies in an excluded section (all 68 lie in the kept body).
 
 Text normalisation (:func:`normalize_text`) is Unicode NFKC, case folding, GROBID's line-end
 hyphenation undone (``"predic- tions"`` -> ``"predictions"``), punctuation to spaces and
@@ -43,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
+from scholarly_nlp import EXCLUDED_BODY_TITLE, introduction_and_body
+
 __all__ = [
-    "EXCLUDED_BODY_TITLE",
-    "INTRODUCTION_TITLE",
     "ContributionGold",
     "LinkingQuery",
     "prepare_queries",
@@ -54,7 +46,6 @@ __all__ = [
     "evaluate_rankings",
     "expected_random_metrics",
     "gold_paragraph_positions",
-    "introduction_and_body",
     "match_sentence",
     "normalize_text",
     "paragraph_matches",
@@ -62,14 +53,6 @@ __all__ = [
     "sentence_similarity",
 ]
 
-#: Section titles taken as the introduction (optional leading number, then the word).
-INTRODUCTION_TITLE = re.compile(r"^\W*(?:[0-9IVX]+(?:\.\d+)*[.)]?\s*)?(?:introduction|motivation)\b", re.IGNORECASE)
-#: Section titles whose paragraphs are not body candidates (anywhere in the title).
-EXCLUDED_BODY_TITLE = re.compile(
-    r"related\s+work|previous\s+work|prior\s+work|literature\s+review|acknowledge?ments?|"
-    r"\breferences\b|bibliography|conclusions?\b",
-    re.IGNORECASE,
-)
 #: Default similarity a gold sentence needs to be matched to one of our sentences.
 SENTENCE_MATCH_THRESHOLD = 0.6
 #: Default similarity of a paragraph's prefix to a gold start (after :func:`alnum_key`).
@@ -237,40 +220,6 @@ def gold_paragraph_positions(paragraphs: Sequence[TextLike], gold_starts: Iterab
 
 
 # --------------------------------------------------------------------------- candidates
-
-
-def introduction_and_body(doc, exclude: Optional[re.Pattern] = EXCLUDED_BODY_TITLE) -> tuple[list, list]:
-    """``(introduction sentence spans, body paragraph spans)`` of a paper Doc, in document order.
-
-    See the module docstring for the definition. Defined for every Doc: no sections gives
-    ``([], all paragraphs)``; a paper whose only section is the (fallback) introduction gives an
-    empty body; a body of one paragraph is a one-element list. ``exclude`` is a compiled
-    pattern searched in the titles of the sections enclosing a paragraph (None keeps all).
-    """
-    paragraphs = sorted(doc.spans["paragraphs"] if "paragraphs" in doc.spans else [], key=lambda s: s.start)
-    sections = list(doc._.sections)
-    if not sections:
-        return [], list(paragraphs)
-    titled = [s for s in sections if (s.title or "").strip()]
-    intro = next((s for s in sections if INTRODUCTION_TITLE.search(s.title or "")), (titled or sections)[0])
-    intro_start, intro_end = intro.span.start, intro.span.end
-    intro_paragraphs = [p for p in paragraphs if intro_start <= p.start < intro_end]
-    sentences = []
-    if intro_paragraphs:
-        starts = [(p.start, p.end) for p in intro_paragraphs]
-        for sent in doc.sents:
-            if sent.start >= intro_end:
-                break
-            if any(lo <= sent.start < hi for lo, hi in starts):
-                sentences.append(sent)
-    excluded = []
-    if exclude is not None:
-        excluded = [(s.span.start, s.span.end) for s in sections if exclude.search(s.title or "")]
-    body = [
-        p for p in paragraphs
-        if p.start >= intro_end and not any(lo <= p.start < hi for lo, hi in excluded)
-    ]
-    return sentences, body
 
 
 @dataclass(frozen=True)
