@@ -21,6 +21,8 @@ from scholarly_nlp.readers.clscisumm import (
     reference_doc,
     reference_paper,
 )
+from scholarly_nlp.metrics.clscisumm import FACET_LABELS
+from scholarly_nlp.readers.clscisumm_cells import parse_facets, parse_reference_offsets
 
 from conftest import data_path, need
 
@@ -292,3 +294,75 @@ def test_reference_and_citance_xml_are_sniffed_and_read_through_the_public_api()
     assert doc._.paper_id == "C00-2123" and len(list(doc.sents)) == 204
     assert doc.spans["title"][0].text.startswith("Word Re-ordering and DP-based Search")
     assert len(list(citing.sents)) > 100
+
+
+# --------------------------------------------------------------------------- annotation cells (readers/clscisumm_cells.py)
+
+
+@pytest.mark.parametrize(
+    "cell, expected",
+    [
+        ("['17']", ("17",)),
+        ("17'", ("17",)),
+        ('"17,18"', ("17", "18")),
+        ("['17', '18']", ("17", "18")),
+        ("['17','18','17']", ("17", "18")),
+        (" ['017'] ", ("17",)),
+        (17, ("17",)),
+        (["17", 18], ("17", "18")),
+        ("NA", ()),
+        ("", ()),
+        ("[]", ()),
+    ],
+)
+def test_parse_reference_offsets(cell, expected):
+    assert parse_reference_offsets(cell) == expected
+
+
+def test_parse_reference_offsets_rejects_non_ids():
+    with pytest.raises(ValueError, match=re.escape("'x'")):
+        parse_reference_offsets("['17', 'x']")
+
+
+@pytest.mark.parametrize(
+    "cell, expected",
+    [
+        ("Method Citation", ("Method",)),
+        ("Method_Citation", ("Method",)),
+        (" Method_Citation ", ("Method",)),
+        ("['Method_Citation','Result_Citation']", ("Method", "Results")),
+        ("['Aim_Citation', 'Results_Citation']", ("Aim", "Results")),
+        ("hypothesis_citation, Implication Citation", ("Hypothesis", "Implication")),
+        (["Method", "method_citation"], ("Method",)),
+        ("NA", ()),
+    ],
+)
+def test_parse_facets(cell, expected):
+    assert parse_facets(cell) == expected
+
+
+def test_unknown_facet_names_the_value():
+    with pytest.raises(ValueError, match="Background_Citation"):
+        parse_facets("['Method_Citation','Background_Citation']")
+
+
+@pytest.mark.needs_data("clscisumm/train-manual")
+def test_parsers_accept_every_real_annotation_cell():
+    files = sorted(MANUAL.glob("*/annotation/*.ann.txt"))
+    assert files
+    n = 0
+    for path in files:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if "Citance Number" not in line:
+                continue
+            cells = dict(
+                (part.split(":", 1)[0].strip(), part.split(":", 1)[1].strip())
+                for part in line.strip().rstrip("|").split(" | ")
+                if ":" in part
+            )
+            offsets = parse_reference_offsets(cells["Reference Offset"])
+            facets = parse_facets(cells["Discourse Facet"])
+            assert offsets and all(o.isdigit() for o in offsets)
+            assert facets and set(facets) <= set(FACET_LABELS)
+            n += 1
+    assert n > 100

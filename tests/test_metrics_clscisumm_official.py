@@ -1,4 +1,5 @@
-"""The official CL-SciSumm 2018 Task 1 CSV scoring (quirks included) and the Task 1 CSV writer."""
+"""The official CL-SciSumm 2018 Task 1 CSV scoring (quirks included): the readers' cell parsing
+(scholarly_nlp.readers.clscisumm_cells), the metric's counting, and the Task 1 CSV writer."""
 
 from __future__ import annotations
 
@@ -9,17 +10,19 @@ import pytest
 
 from scholarly_nlp.metrics.clscisumm import (
     Counts,
-    citance_task1_maps,
     clscisumm_task1_official,
     clscisumm_task1_per_citance,
-    official_facets,
-    official_reference_offsets,
-    official_reference_text_ok,
     official_task1_counts,
-    official_task1_maps,
     task1a_counts,
 )
 from scholarly_nlp.readers.clscisumm import read_task1_csv
+from scholarly_nlp.readers.clscisumm_cells import (
+    citance_task1_maps,
+    official_facets,
+    official_reference_offsets,
+    official_reference_text_ok,
+    official_task1_maps,
+)
 from scholarly_nlp.readers.clscisumm_csv import (
     TASK1_CSV_HEADER,
     format_facets,
@@ -42,6 +45,21 @@ def row(number, citing, sids, facet="Method_Citation", text=None, rp="C00-2123")
         "Citation Text": f"citance {number}", "Citation Text Clean": f"citance {number}",
         "Reference Offset": offsets, "Reference Text": text, "Discourse Facet": facet,
     }
+
+
+def counts_of(system_rows, gold_rows):
+    """The metric's official counts of two CSVs' rows, read as the script reads them."""
+    return official_task1_counts(official_task1_maps(system_rows), official_task1_maps(gold_rows))
+
+
+def official_of(pairs):
+    """The metric's official scores of (system rows, gold rows) pairs."""
+    return clscisumm_task1_official([(official_task1_maps(s), official_task1_maps(g)) for s, g in pairs])
+
+
+def per_citance_of(pairs):
+    """The metric's per-citance scores of (system rows, gold rows) pairs."""
+    return clscisumm_task1_per_citance([(citance_task1_maps(s), citance_task1_maps(g)) for s, g in pairs])
 
 
 # --------------------------------------------------------------------------- cell parsing
@@ -124,15 +142,15 @@ def test_last_row_of_a_citing_paper_wins():
     gold = [row(1, "P01", ["5"]), row(2, "P01", ["7"])]
     # Citance 1 right, citance 2 wrong: only the last row (citance 2) counts officially.
     system = [row(1, "P01", ["5"]), row(2, "P01", ["9"])]
-    a, b = official_task1_counts(system, gold)
+    a, b = counts_of(system, gold)
     assert a == Counts(0, 1, 1)
     assert b == Counts(0, 0, 1)  # not comparable: the gold facet is a FN, the system's is ignored
     # The same answers the other way round: the last row is right, so everything is.
     system = [row(1, "P01", ["9"]), row(2, "P01", ["7"])]
-    a, b = official_task1_counts(system, gold)
+    a, b = counts_of(system, gold)
     assert a == Counts(1, 0, 0) and b == Counts(1, 0, 0)
     # Keyed per citance, both answers count.
-    per = clscisumm_task1_per_citance([(system, gold)])
+    per = per_citance_of([(system, gold)])
     assert (per["task1a_tp"], per["task1a_fp"], per["task1a_fn"]) == (1, 1, 1)
 
 
@@ -148,10 +166,10 @@ def test_maps_key_by_citing_paper_and_forced_zero_offset():
 def test_na_rows_are_skipped():
     gold = [row(1, "P01", ["5"]), row(2, "P01", [])]   # the last gold row is NA: row 1 stays
     system = [row(1, "P01", ["5"]), row(2, "P01", [])]
-    assert official_task1_counts(system, gold)[0] == Counts(1, 0, 0)
+    assert counts_of(system, gold)[0] == Counts(1, 0, 0)
     # A system that answers only with NA rows is absent: every gold id is a FN.
     system = [row(1, "P01", []), row(2, "P01", [])]
-    assert official_task1_counts(system, gold) == (Counts(0, 0, 1), Counts(0, 0, 1))
+    assert counts_of(system, gold) == (Counts(0, 0, 1), Counts(0, 0, 1))
     # "NA" is matched exactly (an "NA " cell is not skipped, but it does not parse either).
     assert official_task1_maps([row(1, "P01", ["5"], text="NA ")]) == ({}, {("C00-2123", "P01", "0"): []})
 
@@ -159,7 +177,7 @@ def test_na_rows_are_skipped():
 def test_unparsable_reference_text_keeps_the_earlier_answer():
     gold = [row(1, "P01", ["5"])]
     system = [row(1, "P01", ["5"]), row(2, "P01", ["9"], text="no markup here")]
-    assert official_task1_counts(system, gold)[0] == Counts(1, 0, 0)
+    assert counts_of(system, gold)[0] == Counts(1, 0, 0)
 
 
 def test_comparable_rule():
@@ -170,7 +188,7 @@ def test_comparable_rule():
         row(2, "P02", ["9"], facet="Aim_Citation"),                                    # not comparable
         row(3, "P03", ["1"], facet="Hypothesis_Citation"),                             # not in gold
     ]
-    a, b = official_task1_counts(system, gold)
+    a, b = counts_of(system, gold)
     assert a == Counts(tp=1, fp=3, fn=2)
     # P01: method TP, results FN, implication FP. P02: aim FN (system facet ignored). P03: FP.
     assert b == Counts(tp=1, fp=2, fn=2)
@@ -179,20 +197,20 @@ def test_comparable_rule():
 def test_system_facet_of_an_unfilled_gold_entry_is_not_a_false_positive():
     gold = [row(1, "P01", ["5"], text="broken, no sentence")]   # entry created, never filled
     system = [row(1, "P01", ["5"], facet="Aim_Citation")]
-    assert official_task1_counts(system, gold) == (Counts(0, 1, 0), Counts(0, 0, 0))
-    assert official_task1_counts(system, []) == (Counts(0, 1, 0), Counts(0, 1, 0))
+    assert counts_of(system, gold) == (Counts(0, 1, 0), Counts(0, 0, 0))
+    assert counts_of(system, []) == (Counts(0, 1, 0), Counts(0, 1, 0))
 
 
 def test_facet_strings_compared_as_the_script_does():
     gold = [row(1, "P01", ["5"], facet="Method Citation"), row(1, "P02", ["5"], facet="Result_Citation")]
     system = [row(1, "P01", ["5"], facet="Method_Citation"), row(1, "P02", ["5"], facet="Results_Citation")]
-    assert official_task1_counts(system, gold)[1] == Counts(1, 1, 1)
+    assert counts_of(system, gold)[1] == Counts(1, 1, 1)
 
 
 def test_repeated_gold_ids_count_twice_and_strings_are_exact():
     gold = [row(1, "P01", ["5", "5", "017"])]
     system = [row(1, "P01", ["5", "17"])]
-    assert official_task1_counts(system, gold)[0] == Counts(tp=2, fp=1, fn=1)
+    assert counts_of(system, gold)[0] == Counts(tp=2, fp=1, fn=1)
     assert task1a_counts(*[citance_task1_maps(r)[0] for r in (system, gold)]) == Counts(2, 0, 0)
 
 
@@ -201,7 +219,7 @@ def test_official_aggregation_micro_and_macro():
     sys_a = [row(1, "P01", ["1", "4"]), row(2, "P02", ["3"])]     # 1A: tp 2, fp 1, fn 1
     gold_b = [row(1, "P05", ["1"], rp="W95-0104")]
     sys_b = [row(1, "P05", ["2", "3"], rp="W95-0104")]            # 1A: tp 0, fp 2, fn 1
-    res = clscisumm_task1_official([(sys_a, gold_a), (sys_b, gold_b)])
+    res = official_of([(sys_a, gold_a), (sys_b, gold_b)])
     assert (res["task1a_tp"], res["task1a_fp"], res["task1a_fn"]) == (2, 3, 2)
     assert res["task1a_precision"] == pytest.approx(2 / 5)
     assert res["task1a_recall"] == pytest.approx(2 / 4)
@@ -213,15 +231,15 @@ def test_official_aggregation_micro_and_macro():
     assert res["task1b_f1"] == pytest.approx(2 * 1.0 * (2 / 3) / (1 + 2 / 3))
     assert res["num_files"] == 2
     with pytest.raises(ValueError):
-        clscisumm_task1_official([])
+        official_of([])
 
 
 def test_gold_against_itself_is_perfect():
     gold = [row(1, "P01", ["5"]), row(2, "P01", ["7", "8"], facet="['Aim_Citation','Method_Citation']"),
             row(3, "P02", [])]
-    res = clscisumm_task1_official([(gold, gold)])
+    res = official_of([(gold, gold)])
     assert res["task1a_f1"] == 1.0 and res["task1b_f1"] == 1.0
-    assert clscisumm_task1_per_citance([(gold, gold)])["task1a_f1"] == 1.0
+    assert per_citance_of([(gold, gold)])["task1a_f1"] == 1.0
 
 
 def test_bad_row_is_refused():
@@ -290,7 +308,7 @@ def test_write_task1_csv_round_trip(tmp_path):
     # For files we write, raw rows and normalised records give the same official maps.
     assert official_task1_maps(raw) == official_task1_maps(records)
     assert citance_task1_maps(raw) == citance_task1_maps(records)
-    assert clscisumm_task1_official([(raw, raw)])["task1a_f1"] == 1.0
+    assert official_of([(raw, raw)])["task1a_f1"] == 1.0
 
 
 def test_read_task1_rows_skips_rows_of_the_wrong_length(tmp_path):

@@ -12,7 +12,8 @@ import warnings
 import pytest
 
 from conftest import REPO, shared
-from scholarly_nlp.metrics.clscisumm import clscisumm_task1_official, official_reference_text_ok
+from scholarly_nlp.metrics.clscisumm import clscisumm_task1_official
+from scholarly_nlp.readers.clscisumm_cells import official_reference_text_ok, official_task1_maps
 from scholarly_nlp.readers.clscisumm import read_task1_csv, reference_folder_doc
 from scholarly_nlp.readers.clscisumm_csv import TASK1_CSV_HEADER, read_task1_rows
 
@@ -90,7 +91,7 @@ def check_outputs(output_dir, layout, metrics):
             assert row["Reference Text"] != "NA" and official_reference_text_ok(row["Reference Text"])
             assert row["Reference Offset"].startswith("['") and row["Discourse Facet"].endswith("_Citation")
         pairs.append((system, read_task1_rows(layout / "gold" / f"{paper}_1.csv")))
-    expected = clscisumm_task1_official(pairs)
+    expected = clscisumm_task1_official([(official_task1_maps(s), official_task1_maps(g)) for s, g in pairs])
     for key in ("task1a_precision", "task1a_recall", "task1a_f1", "task1b_precision", "task1b_recall", "task1b_f1",
                 "task1a_f1_macro", "task1b_f1_macro"):
         assert metrics[key] == pytest.approx(expected[key]), key

@@ -3,7 +3,8 @@
 * :mod:`.ranking` - precision/recall/hit@k, reciprocal rank, average precision, NDCG
   (gain = grade, discount log2(rank + 1)), accuracy@k, and their means over a run.
 * :mod:`.csfcube` - CSFCube's official evaluation variant and its file readers.
-* :mod:`.clscisumm` - CL-SciSumm 2018 Task 1A/1B scoring and annotation cell parsers.
+* :mod:`.clscisumm` - CL-SciSumm 2018 Task 1A/1B scoring (the annotation cell parsers are
+  :mod:`scholarly_nlp.readers.clscisumm_cells`).
 * :mod:`.facets` - multi-label facet P/R/F1 (per label, micro, macro).
 * :mod:`.significance` - paired bootstrap test.
 
@@ -23,9 +24,8 @@ from .clscisumm import (
     aggregate_counts,
     clscisumm_task1a,
     clscisumm_task1b,
+    canonical_sentence_id,
     normalize_facet,
-    parse_facets,
-    parse_reference_offsets,
     prf,
     task1a_counts,
     task1b_counts,
@@ -107,9 +107,8 @@ __all__ = [
     "FACET_LABELS",
     "Counts",
     "Task1Pair",
-    "parse_reference_offsets",
+    "canonical_sentence_id",
     "normalize_facet",
-    "parse_facets",
     "prf",
     "task1a_counts",
     "task1b_counts",

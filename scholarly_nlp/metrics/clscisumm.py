@@ -23,10 +23,16 @@ program/task1_eval.py`` of WING-NUS/scisumm-corpus (functions ``calculate`` and
   not report, is given as ``f1_macro_per_file_mean``.
 
 The official CSV path, quirks included, is reproduced exactly by
-:func:`official_task1_maps`, :func:`official_task1_counts` and
-:func:`clscisumm_task1_official` (see the section "The official script's CSV path"
-below); :func:`citance_task1_maps` and :func:`clscisumm_task1_per_citance` key the same
-CSV rows by Citance Number instead, for analysis.
+:func:`scholarly_nlp.readers.clscisumm_cells.official_task1_maps` (how the script reads a
+CSV) with :func:`official_task1_counts` and :func:`clscisumm_task1_official` (how it counts);
+:func:`scholarly_nlp.readers.clscisumm_cells.citance_task1_maps` with
+:func:`clscisumm_task1_per_citance` key the same CSV rows by Citance Number instead, for
+analysis.
+
+These functions score parsed values only and read no file: annotation cells
+(``"['17', '18']"``, ``"['Method_Citation','Result_Citation']"``) are parsed by
+:mod:`scholarly_nlp.readers.clscisumm_cells` (:func:`~scholarly_nlp.readers.clscisumm_cells.
+parse_reference_offsets`, :func:`~scholarly_nlp.readers.clscisumm_cells.parse_facets`).
 
 Differences of :func:`task1a_counts` / :func:`task1b_counts` from the script, all
 deliberate: citances are keyed by whatever id the caller uses (the script's CSV path
@@ -42,10 +48,10 @@ rows whose Reference Text is ``NA``.
 from __future__ import annotations
 
 import re
-from typing import Dict, Hashable, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Hashable, Iterable, List, Mapping, NamedTuple, Sequence, Set, Tuple, Union
 
 FACET_LABELS: Tuple[str, ...] = ("Aim", "Hypothesis", "Implication", "Method", "Results")
-"""The five CL-SciSumm discourse facets, as returned by :func:`parse_facets`."""
+"""The five CL-SciSumm discourse facets: the canonical labels of :func:`normalize_facet`."""
 
 _FACET_ALIASES: Dict[str, str] = {
     "aim": "Aim",
@@ -56,7 +62,6 @@ _FACET_ALIASES: Dict[str, str] = {
     "results": "Results",
 }
 
-_EMPTY_CELLS = {"", "na", "none", "[]"}
 _QUOTES = "'\"`"
 
 SentenceMap = Mapping[Hashable, Iterable[Union[str, int]]]
@@ -66,24 +71,18 @@ __all__ = [
     "FACET_LABELS",
     "Counts",
     "Task1Pair",
-    "parse_reference_offsets",
+    "canonical_sentence_id",
     "normalize_facet",
-    "parse_facets",
     "prf",
     "task1a_counts",
     "task1b_counts",
     "aggregate_counts",
     "clscisumm_task1a",
     "clscisumm_task1b",
-    "OFFICIAL_FACET_NAMES",
-    "official_facet_name",
-    "official_reference_offsets",
-    "official_facets",
-    "official_reference_text_ok",
-    "official_task1_maps",
+    "OfficialKey",
+    "OfficialMaps",
     "official_task1_counts",
     "clscisumm_task1_official",
-    "citance_task1_maps",
     "clscisumm_task1_per_citance",
 ]
 
@@ -105,48 +104,7 @@ class Task1Pair(NamedTuple):
     gold_facets: FacetMap
 
 
-# --------------------------------------------------------------------------- cell parsing
-
-
-def _split_cell(cell: str) -> List[str]:
-    """Tokens of a list-like cell: brackets removed, split on commas, quotes stripped."""
-    text = cell.strip()
-    if text.startswith("["):
-        text = text[1:]
-    if text.endswith("]"):
-        text = text[:-1]
-    tokens = (token.strip().strip(_QUOTES).strip() for token in text.split(","))
-    return [token for token in tokens if token]
-
-
-def _unique(items: Iterable[str]) -> Tuple[str, ...]:
-    """Items without repeats, first-occurrence order."""
-    return tuple(dict.fromkeys(items))
-
-
-def parse_reference_offsets(cell: Union[str, int, Iterable[Union[str, int]]]) -> Tuple[str, ...]:
-    """Sentence ids of an annotation's ``Reference Offset`` cell, as decimal strings.
-
-    Accepts the spellings found in the corpus and in submissions: ``['17']``, ``17'``,
-    ``"17,18"``, ``['17', '18']``, ``['17','18']``, a bare ``17``, an int, or a list of
-    those. Surrounding brackets, quotes and spaces are removed, leading zeros dropped
-    (``'017'`` -> ``'17'``) and repeats dropped.
-    ``''``, ``'NA'``, ``'None'`` and ``'[]'`` give ``()``. Raises ValueError naming the
-    cell when a token is not a non-negative integer.
-    """
-    if isinstance(cell, bool):
-        raise ValueError(f"invalid Reference Offset {cell!r}")
-    if isinstance(cell, int):
-        cell = str(cell)
-    if not isinstance(cell, str):
-        return _unique(sid for item in cell for sid in parse_reference_offsets(item))
-    if cell.strip().strip(_QUOTES).lower() in _EMPTY_CELLS:
-        return ()
-    tokens = _split_cell(cell)
-    bad = [token for token in tokens if not re.fullmatch(r"[0-9]+", token)]
-    if bad:
-        raise ValueError(f"invalid sentence id {bad[0]!r} in Reference Offset {cell!r}")
-    return _unique(str(int(token)) for token in tokens)
+# --------------------------------------------------------------------------- values
 
 
 def normalize_facet(label: str) -> str:
@@ -165,21 +123,6 @@ def normalize_facet(label: str) -> str:
         raise ValueError(f"unknown discourse facet {label!r}; expected one of {', '.join(FACET_LABELS)}") from None
 
 
-def parse_facets(cell: Union[str, Iterable[str]]) -> Tuple[str, ...]:
-    """Canonical facets of a ``Discourse Facet`` cell, repeats dropped, order kept.
-
-    Accepts ``Method Citation``, ``Method_Citation``, ``['Method_Citation',
-    'Result_Citation']``, comma-separated strings, or a list of labels. ``''``, ``'NA'``
-    (the automatically annotated ScisummNet files), ``'None'`` and ``'[]'`` give ``()``.
-    Raises ValueError naming the unknown value (see :func:`normalize_facet`).
-    """
-    if not isinstance(cell, str):
-        return _unique(facet for item in cell for facet in parse_facets(item))
-    if cell.strip().strip(_QUOTES).lower() in _EMPTY_CELLS:
-        return ()
-    return _unique(normalize_facet(token) for token in _split_cell(cell))
-
-
 # --------------------------------------------------------------------------- counting
 
 
@@ -192,27 +135,46 @@ def prf(counts: Counts) -> Dict[str, float]:
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
+def canonical_sentence_id(value: Union[str, int]) -> str:
+    """One sentence id as a decimal string without leading zeros: ``17``, ``'17'``,
+    ``' 017 '`` -> ``'17'``. Raises ValueError naming the value for anything that is not a
+    non-negative integer (an annotation cell such as ``"['17']"`` is parsed first, by
+    :func:`scholarly_nlp.readers.clscisumm_cells.parse_reference_offsets`)."""
+    if isinstance(value, bool):
+        raise ValueError(f"invalid sentence id {value!r}")
+    text = str(value).strip()
+    if not re.fullmatch(r"[0-9]+", text):
+        raise ValueError(f"invalid sentence id {value!r}; parse annotation cells with "
+                         "scholarly_nlp.readers.clscisumm_cells.parse_reference_offsets")
+    return str(int(text))
+
+
+def _as_items(value: Union[str, int, Iterable]) -> Iterable:
+    """A single id or label as a one-item list, an iterable as it is."""
+    return [value] if isinstance(value, (str, int)) else value
+
+
 def _sentence_sets(sentences: SentenceMap) -> Dict[Hashable, Set[str]]:
-    """Citance -> set of sentence ids (via parse_reference_offsets); empty ones left out."""
+    """Citance -> set of canonical sentence ids (:func:`canonical_sentence_id`); empty ones left out."""
     out = {}
     for cid, sids in sentences.items():
-        ids = set(parse_reference_offsets(sids))
+        ids = {canonical_sentence_id(sid) for sid in _as_items(sids)}
         if ids:
             out[cid] = ids
     return out
 
 
 def _facet_set(facets: FacetMap, cid: Hashable) -> Set[str]:
-    """Canonical facets of one citance (empty when the citance has none)."""
-    return set(parse_facets(facets.get(cid, ())))
+    """Canonical facets of one citance (:func:`normalize_facet`; empty when the citance has none)."""
+    return {normalize_facet(label) for label in _as_items(facets.get(cid, ()))}
 
 
 def task1a_counts(system: SentenceMap, gold: SentenceMap) -> Counts:
     """TP/FP/FN of Task 1A for one (system file, gold file) pair.
 
     ``system`` and ``gold`` map a citance id to the reference sentence ids chosen for it:
-    an iterable of ids or a raw Reference Offset cell, read by
-    :func:`parse_reference_offsets` (so ``17``, ``'17'`` and ``"['17']"`` are equal).
+    an iterable of ids (or one id), compared by :func:`canonical_sentence_id` (so ``17``,
+    ``'17'`` and ``'017'`` are equal).
     """
     sys_sets, gold_sets = _sentence_sets(system), _sentence_sets(gold)
     tp = fn = fp = 0
@@ -230,7 +192,8 @@ def task1b_counts(
 ) -> Counts:
     """TP/FP/FN of Task 1B for one (system file, gold file) pair (rules in the module doc).
 
-    Facet values may be any spelling :func:`parse_facets` accepts.
+    Facet values are iterables of labels (or one label) in any spelling
+    :func:`normalize_facet` accepts.
     """
     sys_sets, gold_sets = _sentence_sets(system_sentences), _sentence_sets(gold_sentences)
     comparable = {cid for cid, ids in gold_sets.items() if ids & sys_sets.get(cid, set())}
@@ -299,184 +262,21 @@ def clscisumm_task1b(pairs: Iterable[Task1Pair]) -> Dict[str, float]:
     return aggregate_counts([task1b_counts(*pair) for pair in pairs])
 
 
-# --------------------------------------------------------------------------- the official script's CSV path
+# --------------------------------------------------------------------------- the official script's counting
 #
 # ``task1_eval.py`` (2018) reads a system file ``<RP>.csv`` and a gold file
-# ``<RP>_<annotator>.csv`` with ``parse_csv`` and scores them with ``calculate``. What it does,
-# reproduced here:
-#
-# * a row (``csv.reader``; rows whose cell count differs from the header's are skipped) whose
-#   Reference Text cell is exactly ``NA`` is skipped;
-# * every other row is keyed by (Reference Article without ``.xml``, Citing Article without
-#   ``.xml``, ``'0'``): the Citation Marker Offset is forced to ``'0'``, so **all citances of
-#   one citing paper share one key**. The first row of a key creates the entry; every row
-#   whose Reference Text parses (see :func:`official_reference_text_ok`) then sets the
-#   entry's Reference Offset and Discourse Facet, so the **last parsing row of a citing
-#   paper wins** and the earlier rows' answers are lost, in the system file and in gold;
-# * Reference Offset: one ``[`` and one ``]`` stripped, split on ``,``, each token stripped
-#   of spaces and of one leading and one trailing quote; compared as exact strings
-#   (``'017'`` is not ``'17'``), as lists (a repeated gold id counts twice);
-# * Discourse Facet: a cell starting with ``[`` loses its first and last character; split on
-#   ``,``, each token stripped, lower-cased, spaces turned into ``_`` and one leading and
-#   one trailing quote removed; ``''`` gives no facet. Compared as exact strings, so
-#   ``Method Citation`` equals ``Method_Citation`` but ``Result_Citation`` does not equal
-#   ``Results_Citation``;
-# * Task 1A/1B counting as in the module doc, on those entries; a system facet of a key
-#   whose gold entry exists but was never filled (no row parsed) is not counted at all.
-
-OFFICIAL_FACET_NAMES: Dict[str, str] = {label: f"{label}_Citation" for label in FACET_LABELS}
-"""Canonical facet -> its spelling in Task 1 CSVs: ``Method`` -> ``Method_Citation``,
-``Results`` -> ``Results_Citation`` (the majority spelling in the published gold)."""
+# ``<RP>_<annotator>.csv`` with ``parse_csv`` (reproduced, quirks included, by
+# scholarly_nlp.readers.clscisumm_cells.official_task1_maps, whose docstring lists every rule)
+# and scores them with ``calculate`` (reproduced here): Task 1A/1B counting as in the module
+# doc, on lists of exact strings (a repeated gold id counts twice); a system facet of a key
+# whose gold entry exists but was never filled (no row parsed) is not counted at all.
 
 OfficialKey = Tuple[str, str, str]
 """(reference article, citing article, ``'0'``): how the official script keys a CSV row."""
 
-_RAW_TEXT = "Reference Text"
-_RECORD_TEXT = "reference_text_raw"
-_QUOTE_CHARS = ("'", '"')
-_ROW_ERROR = "a Task 1 row needs a 'Reference Text' cell (raw CSV row) or 'reference_text_raw' (record)"
-
-
-def official_facet_name(label: str) -> str:
-    """The CSV spelling of a facet: any spelling :func:`normalize_facet` accepts ->
-    ``Method_Citation`` etc. (:data:`OFFICIAL_FACET_NAMES`); ValueError for unknown labels."""
-    return OFFICIAL_FACET_NAMES[normalize_facet(label)]
-
-
-def _strip_one_quote(token: str) -> str:
-    """``token`` without one leading and one trailing ``'`` or ``"`` (the script's rule)."""
-    if token.startswith(_QUOTE_CHARS):
-        token = token[1:]
-    if token.endswith(_QUOTE_CHARS):
-        token = token[:-1]
-    return token
-
-
-def official_reference_offsets(cell: str) -> List[str]:
-    """Sentence ids of a Reference Offset cell exactly as the 2018 script reads them.
-
-    One ``[`` / ``]`` stripped, split on ``,``, each token stripped of spaces and of one
-    leading and one trailing quote. No other normalisation: ``"['17', '18']"`` gives
-    ``['17', '18']``, ``" '11'"`` gives ``['11']``, ``''`` and ``'[]'`` give ``['']``
-    (an id nobody can match), repeats are kept.
-    """
-    text = cell or ""
-    if text.startswith("["):
-        text = text[1:]
-    if text.endswith("]"):
-        text = text[:-1]
-    return [_strip_one_quote(token.strip()) for token in text.split(",")]
-
-
-def official_facets(cell: str) -> List[str]:
-    """Facet strings of a Discourse Facet cell exactly as the 2018 script reads them.
-
-    ``'Method_Citation'`` -> ``['method_citation']``, ``"Method Citation"`` ->
-    ``['method_citation']``, ``"['Aim_Citation', 'Results_Citation']"`` ->
-    ``['aim_citation', 'results_citation']``, ``''`` -> ``[]``, ``'NA'`` -> ``['na']``.
-    """
-    if not cell:
-        return []
-    inner = cell[1:-1] if cell[0] == "[" else cell
-    return [_strip_one_quote(token.strip().lower().replace(" ", "_")) for token in inner.split(",")]
-
-
-def official_reference_text_ok(cell: str) -> bool:
-    """Whether the script keeps a row's answer, judging by its Reference Text cell.
-
-    False for exactly ``NA`` (the row is skipped). Otherwise the script wraps the cell in
-    ``<root>...</root>``, turns every ``&`` into ``&amp;`` (after undoing ``&amp;``), parses
-    it leniently (BeautifulSoup's lxml XML parser, which recovers from errors) and reads
-    the text of every ``<S>`` child of the root; a cell with no ``<S>`` child, or with an
-    ``<S>`` whose text before any child element is empty, raises there and the row's
-    answer is dropped. This uses lxml's recovering parser, as BeautifulSoup does.
-    """
-    if cell == "NA":
-        return False
-    from lxml import etree
-
-    line = ("<root>" + (cell or "") + "</root>").replace("&amp;", "&").replace("&", "&amp;")
-    parser = etree.XMLParser(recover=True, resolve_entities=False, load_dtd=False, no_network=True)
-    try:
-        root = etree.fromstring(line.encode("utf-8"), parser=parser)
-    except etree.XMLSyntaxError:
-        return False
-    if root is None:
-        return False
-    sentences = [child for child in root if child.tag == "S"]
-    return bool(sentences) and all(child.text for child in sentences)
-
-
-def _official_row(row: Mapping[str, object]) -> Tuple[Optional[OfficialKey], Optional[Tuple[List[str], List[str]]]]:
-    """(key, (offsets, facets)) of one row as the script reads it.
-
-    The key is None for a row the script skips (Reference Text ``NA``); the answer is None
-    when the row creates its key's entry but does not fill it (Reference Text unparsable).
-    ``row`` holds either the raw CSV cells (keys are the column names, as
-    :func:`scholarly_nlp.readers.clscisumm_csv.read_task1_rows` gives them) or a record of
-    :func:`scholarly_nlp.readers.clscisumm.read_task1_csv` (see
-    :func:`official_task1_maps` for what is lost then).
-    """
-    if _RAW_TEXT in row:
-        text = str(row.get(_RAW_TEXT) or "")
-        article = str(row.get("Reference Article") or "").replace(".xml", "")
-        citing = str(row.get("Citing Article") or "").replace(".xml", "")
-        offsets = official_reference_offsets(str(row.get("Reference Offset") or ""))
-        facets = official_facets(str(row.get("Discourse Facet") or ""))
-    elif _RECORD_TEXT in row:
-        text = str(row.get(_RECORD_TEXT) or "")
-        article = str(row.get("reference_article") or "")
-        citing = str(row.get("citing_article") or "")
-        offsets = [str(sid) for sid in row.get("reference_offsets") or ()]  # type: ignore[union-attr]
-        facets = [official_facet_name(f).lower() for f in row.get("facets") or ()]  # type: ignore[union-attr]
-    else:
-        raise ValueError(_ROW_ERROR)
-    if text == "NA":
-        return None, None
-    key = (article, citing, "0")
-    if not official_reference_text_ok(text):
-        return key, None
-    return key, (offsets, facets)
-
-
-def official_task1_maps(
-    rows: Iterable[Mapping[str, object]]
-) -> Tuple[Dict[OfficialKey, List[str]], Dict[OfficialKey, List[str]]]:
-    """The official script's view of one Task 1 CSV: ``(sentences, facets)`` keyed by
-    (reference article, citing article, ``'0'``).
-
-    **The official quirk**: the script keys rows by citing paper, not by citance (it forces
-    the Citation Marker Offset to ``'0'``), so when a citing paper cites the reference
-    paper several times only its *last* row with a parsable Reference Text counts; rows
-    whose Reference Text is exactly ``NA`` are skipped (module section "The official
-    script's CSV path" lists every rule). ``sentences`` maps a key to the ids of that last
-    row, as a list of exact strings (:func:`official_reference_offsets`); ``facets`` maps a
-    key to its facet strings (:func:`official_facets`, lower-cased such as
-    ``method_citation``) and also holds, with no facet, the keys whose entry was created
-    but never filled (their first row's Reference Text did not parse): a system facet for
-    such a key is not a false positive in the script.
-
-    ``rows`` are raw CSV rows (column name -> cell, e.g. from
-    :func:`scholarly_nlp.readers.clscisumm_csv.read_task1_rows`): exact. Records of
-    :func:`scholarly_nlp.readers.clscisumm.read_task1_csv` are accepted too, with three
-    small differences, since they keep only normalised values: article ids are stripped
-    and lose ``.txt`` as well; offsets are the normalised ids (``'017'`` -> ``'17'``,
-    repeats dropped, an empty cell gives no id where the script would read ``['']``);
-    facets are the canonical labels written back as ``method_citation`` etc., so a gold
-    ``Result_Citation`` matches a system ``Results_Citation`` (the script would not match
-    them). For the CSVs this project writes (canonical ``Method_Citation`` ... spellings,
-    offsets ``['17', '18']``) the two inputs give the same maps.
-    """
-    sentences: Dict[OfficialKey, List[str]] = {}
-    facets: Dict[OfficialKey, List[str]] = {}
-    for row in rows:
-        key, answer = _official_row(row)
-        if key is None:
-            continue
-        facets.setdefault(key, [])
-        if answer is not None:
-            sentences[key], facets[key] = answer
-    return sentences, facets
+OfficialMaps = Tuple[Mapping[OfficialKey, List[str]], Mapping[OfficialKey, List[str]]]
+"""``(sentences, facets)`` of one CSV as the script reads it
+(:func:`scholarly_nlp.readers.clscisumm_cells.official_task1_maps`)."""
 
 
 def _official_counts(
@@ -513,13 +313,13 @@ def _official_counts(
     return Counts(tp, fp, fn), Counts(ftp, ffp, ffn)
 
 
-def official_task1_counts(
-    system_rows: Iterable[Mapping[str, object]], gold_rows: Iterable[Mapping[str, object]]
-) -> Tuple[Counts, Counts]:
+def official_task1_counts(system: OfficialMaps, gold: OfficialMaps) -> Tuple[Counts, Counts]:
     """(Task 1A counts, Task 1B counts) of one system CSV against one gold CSV, exactly as
-    the 2018 script's CSV path counts them (see :func:`official_task1_maps`)."""
-    sys_sentences, sys_facets = official_task1_maps(system_rows)
-    gold_sentences, gold_facets = official_task1_maps(gold_rows)
+    the 2018 script's CSV path counts them. ``system`` and ``gold`` are each the
+    ``(sentences, facets)`` maps of
+    :func:`scholarly_nlp.readers.clscisumm_cells.official_task1_maps`."""
+    sys_sentences, sys_facets = system
+    gold_sentences, gold_facets = gold
     return _official_counts(sys_sentences, sys_facets, gold_sentences, gold_facets)
 
 
@@ -538,14 +338,13 @@ def _task1_report(task1a: Sequence[Counts], task1b: Sequence[Counts]) -> Dict[st
     return out
 
 
-def clscisumm_task1_official(
-    pairs: Iterable[Tuple[Iterable[Mapping[str, object]], Iterable[Mapping[str, object]]]]
-) -> Dict[str, float]:
+def clscisumm_task1_official(pairs: Iterable[Tuple[OfficialMaps, OfficialMaps]]) -> Dict[str, float]:
     """CL-SciSumm Task 1A/1B scores exactly as the 2018 script's CSV path computes them.
 
-    ``pairs``: one ``(system rows, gold rows)`` per gold annotator file (the script scores
-    the system's ``<RP>.csv`` against every ``<RP>_<annotator>.csv``); rows as for
-    :func:`official_task1_maps`. Returns ``task1a_precision``, ``task1a_recall``,
+    ``pairs``: one ``(system maps, gold maps)`` per gold annotator file (the script scores
+    the system's ``<RP>.csv`` against every ``<RP>_<annotator>.csv``), each the
+    ``(sentences, facets)`` of :func:`scholarly_nlp.readers.clscisumm_cells.official_task1_maps`
+    for that CSV's rows. Returns ``task1a_precision``, ``task1a_recall``,
     ``task1a_f1``, ``task1b_precision``, ``task1b_recall``, ``task1b_f1`` (micro: summed
     TP/FP/FN over all pairs, the script's ``*_micro_avg``), the same with ``_macro``
     (means of per-pair P and R, F1 their harmonic mean, the script's ``*_macro_avg``),
@@ -553,8 +352,8 @@ def clscisumm_task1_official(
     Raises ValueError for no pairs.
     """
     task1a, task1b = [], []
-    for system_rows, gold_rows in pairs:
-        a, b = official_task1_counts(system_rows, gold_rows)
+    for system, gold in pairs:
+        a, b = official_task1_counts(system, gold)
         task1a.append(a)
         task1b.append(b)
     return _task1_report(task1a, task1b)
@@ -563,85 +362,19 @@ def clscisumm_task1_official(
 # --------------------------------------------------------------------------- keyed by citance
 
 
-def _citance_id(value: object) -> str:
-    """A Citance Number cell as a key: ``' 3 '``, ``3``, ``'3.0'`` -> ``'3'``."""
-    text = str(value).strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return text
-    return str(int(number)) if number.is_integer() else text
-
-
-def _tolerant_ids(cell: Union[str, Iterable[str]]) -> Tuple[str, ...]:
-    """Sentence ids of a cell; invalid tokens dropped instead of raising."""
-    try:
-        return parse_reference_offsets(cell)
-    except ValueError:
-        tokens = _split_cell(cell) if isinstance(cell, str) else [str(t) for t in cell]
-        return _unique(str(int(t)) for t in tokens if re.fullmatch(r"[0-9]+", t.strip()))
-
-
-def _tolerant_facets(cell: Union[str, Iterable[str]]) -> Tuple[str, ...]:
-    """Canonical facets of a cell; unknown labels dropped instead of raising."""
-    if isinstance(cell, str):
-        tokens = [] if cell.strip().strip(_QUOTES).lower() in _EMPTY_CELLS else _split_cell(cell)
-    else:
-        tokens = list(cell)
-    out = []
-    for token in tokens:
-        try:
-            out.append(normalize_facet(token))
-        except ValueError:
-            continue
-    return _unique(out)
-
-
-def citance_task1_maps(rows: Iterable[Mapping[str, object]]) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
-    """``(sentences, facets)`` of one Task 1 CSV keyed by Citance Number (our own analysis).
-
-    Unlike the official script (:func:`official_task1_maps`), every citance counts: the
-    key is the Citance Number (``'3'``), sentence ids are normalised
-    (:func:`parse_reference_offsets`) and facets canonical (:func:`parse_facets`), unknown
-    values dropped. Rows whose Reference Text is ``NA`` or that have no sentence id are
-    left out; rows repeating a Citance Number add to it. ``rows`` are raw CSV rows or
-    :func:`~scholarly_nlp.readers.clscisumm.read_task1_csv` records. Feed the maps to
-    :func:`task1a_counts` / :func:`task1b_counts`.
-    """
-    sentences: Dict[str, List[str]] = {}
-    facets: Dict[str, List[str]] = {}
-    for row in rows:
-        if _RAW_TEXT in row:
-            text, number = str(row.get(_RAW_TEXT) or ""), row.get("Citance Number", "")
-            ids = _tolerant_ids(str(row.get("Reference Offset") or ""))
-            labels = _tolerant_facets(str(row.get("Discourse Facet") or ""))
-        elif _RECORD_TEXT in row:
-            text, number = str(row.get(_RECORD_TEXT) or ""), row.get("citance_number", "")
-            ids = _tolerant_ids([str(s) for s in row.get("reference_offsets") or ()])  # type: ignore[union-attr]
-            labels = _tolerant_facets([str(f) for f in row.get("facets") or ()])  # type: ignore[union-attr]
-        else:
-            raise ValueError(_ROW_ERROR)
-        if text.strip() == "NA" or not ids:
-            continue
-        key = _citance_id(number)
-        sentences[key] = list(_unique([*sentences.get(key, []), *ids]))
-        facets[key] = list(_unique([*facets.get(key, []), *labels]))
-    return sentences, facets
-
-
 def clscisumm_task1_per_citance(
-    pairs: Iterable[Tuple[Iterable[Mapping[str, object]], Iterable[Mapping[str, object]]]]
+    pairs: Iterable[Tuple[Tuple[SentenceMap, FacetMap], Tuple[SentenceMap, FacetMap]]]
 ) -> Dict[str, float]:
     """Task 1A/1B scores with every citance keyed by its Citance Number (not the official rule).
 
-    Same pairs and the same result keys as :func:`clscisumm_task1_official`; counting by
-    :func:`task1a_counts` and :func:`task1b_counts` on :func:`citance_task1_maps`, so each
-    citance's answer is scored, not only the last one of each citing paper.
+    ``pairs``: one ``(system maps, gold maps)`` per gold annotator file, each the
+    ``(sentences, facets)`` of :func:`scholarly_nlp.readers.clscisumm_cells.citance_task1_maps`;
+    the same result keys as :func:`clscisumm_task1_official`. Counting by
+    :func:`task1a_counts` and :func:`task1b_counts`, so each citance's answer is scored, not
+    only the last one of each citing paper.
     """
     task1a, task1b = [], []
-    for system_rows, gold_rows in pairs:
-        sys_s, sys_f = citance_task1_maps(system_rows)
-        gold_s, gold_f = citance_task1_maps(gold_rows)
+    for (sys_s, sys_f), (gold_s, gold_f) in pairs:
         task1a.append(task1a_counts(sys_s, gold_s))
         task1b.append(task1b_counts(sys_s, sys_f, gold_s, gold_f))
     return _task1_report(task1a, task1b)

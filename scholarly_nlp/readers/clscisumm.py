@@ -34,7 +34,7 @@ from typing import Iterable, Optional, Union
 from lxml import etree
 
 from ..errors import EmptyDocumentError, InputError, MalformedInputError, UnsafeInputError
-from ..metrics.clscisumm import parse_facets, parse_reference_offsets
+from .clscisumm_cells import parse_facets, parse_reference_offsets
 from ..paper import Block, Paper, Section
 
 PathLike = Union[str, Path]

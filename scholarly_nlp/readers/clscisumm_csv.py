@@ -4,7 +4,7 @@ The 2018 test layout gives each reference paper an ``annotation/<RP>.csv`` with 
 columns of :data:`TASK1_CSV_HEADER` and empty answer columns (Reference Offset,
 Reference Text, Discourse Facet); a system answers by filling them, and the official
 script (``2018-evaluation-script/program/task1_eval.py``) scores the result against the
-gold ``<RP>_<annotator>.csv`` files (see :func:`scholarly_nlp.metrics.clscisumm.
+gold ``<RP>_<annotator>.csv`` files (see :func:`scholarly_nlp.readers.clscisumm_cells.
 official_task1_maps` for how it reads them).
 
 * :func:`read_task1_rows`: the rows exactly as the script's ``csv.reader`` sees them
@@ -29,7 +29,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from ..doc.serialize import write_atomic
 from ..errors import MalformedInputError
-from ..metrics.clscisumm import official_facet_name, parse_reference_offsets
+from .clscisumm_cells import official_facet_name, parse_reference_offsets
 from .clscisumm import ANNOTATION_FIELDS, _decode, _read_bytes
 
 PathLike = Union[str, Path]
@@ -58,7 +58,7 @@ _WS = re.compile(r"\s+")
 def format_reference_offset(sids: Union[str, int, Iterable[Union[str, int]]]) -> str:
     """A Reference Offset cell: ``['17', '18']`` (ids normalised and deduplicated, order kept).
 
-    Accepts whatever :func:`~scholarly_nlp.metrics.clscisumm.parse_reference_offsets`
+    Accepts whatever :func:`~scholarly_nlp.readers.clscisumm_cells.parse_reference_offsets`
     accepts; no id gives ``''``.
     """
     ids = parse_reference_offsets(sids)

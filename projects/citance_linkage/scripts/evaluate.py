@@ -16,7 +16,7 @@ and Discourse Facet = the facets (``Method_Citation`` ...); a citance the system
 answer (no text) gets ``NA``, which the official script skips. Every
 ``<gold-dir>/<RP>_<annotator>.csv`` whose paper was answered is then scored the way the
 official 2018 script (``task1_eval.py``) does, quirks included (see
-:func:`scholarly_nlp.metrics.clscisumm.official_task1_maps`), and also keyed per citance.
+:func:`scholarly_nlp.readers.clscisumm_cells.official_task1_maps`), and also keyed per citance.
 ``--metrics`` (default ``metrics/clscisumm.json``) gets ``task1a_precision``,
 ``task1a_recall``, ``task1a_f1``, ``task1b_precision``, ``task1b_recall``, ``task1b_f1``
 (official micro), the ``_macro`` variants, counts, ``per_citance`` (the same keyed by
@@ -48,6 +48,7 @@ from scholarly_nlp.metrics.clscisumm import (
     normalize_facet,
     official_task1_counts,
 )
+from scholarly_nlp.readers.clscisumm_cells import citance_task1_maps, official_task1_maps
 from scholarly_nlp.readers.clscisumm import annotation_files, read_folder_records, reference_folder_doc
 from scholarly_nlp.readers.clscisumm_csv import (
     read_task1_rows,
@@ -209,10 +210,12 @@ def score(pairs: list[tuple[str, list, list]]) -> dict:
     """Official and per-citance scores plus per-file official counts."""
     if not pairs:
         return {key: None for key in SCORE_KEYS}
-    report = clscisumm_task1_official([(s, g) for _, s, g in pairs])
-    report["per_citance"] = clscisumm_task1_per_citance([(s, g) for _, s, g in pairs])
+    official = [(official_task1_maps(s), official_task1_maps(g)) for _, s, g in pairs]
+    report = clscisumm_task1_official(official)
+    report["per_citance"] = clscisumm_task1_per_citance([(citance_task1_maps(s), citance_task1_maps(g))
+                                                         for _, s, g in pairs])
     per_file = []
-    for name, system, gold in pairs:
+    for (name, _, _), (system, gold) in zip(pairs, official):
         a, b = official_task1_counts(system, gold)
         per_file.append({"gold_file": name, "task1a": a._asdict(), "task1b": b._asdict()})
     report["per_file"] = per_file
