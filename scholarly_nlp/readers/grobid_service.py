@@ -19,18 +19,17 @@ version is *not* part of the key: clear the cache directory after upgrading the 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import logging
 import os
-import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Union
 
 import requests
 
+from ..doc.serialize import write_atomic
 from ..errors import (
     EmptyDocumentError,
     GrobidProcessingError,
@@ -248,7 +247,7 @@ class GrobidService:
         """Store a TEI atomically; a cache that cannot be written only costs a warning."""
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(entry, tei)
+            write_atomic(entry, tei)  # the one atomic write (scholarly_nlp.write_atomic)
         except OSError as exc:
             _log.warning("could not cache GROBID TEI at %s: %s", entry, exc)
 
@@ -312,19 +311,6 @@ def _read_cache(entry: Path) -> Optional[bytes]:
     except FileNotFoundError:
         return None
     return data or None
-
-
-def _write_atomic(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` so readers see the old file or the whole new one."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _connection_detail(exc: Exception) -> str:

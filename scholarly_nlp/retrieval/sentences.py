@@ -9,7 +9,9 @@ than late in the paper).
 * :class:`SentenceIndex` holds a :mod:`bm25s` index over one Doc's sentences. It is
   built once per Doc: :meth:`SentenceIndex.for_doc` keeps a cache keyed weakly by the
   Doc (checked against a hash of its text), so running many queries against one paper
-  indexes it once. ``SentenceIndex.builds`` counts the indexes ever built.
+  indexes it once. ``SentenceIndex.builds`` counts the indexes ever built. The index
+  refers to its Doc only weakly (it keeps sentence boundaries, not Spans), so a cached
+  index never keeps its Doc alive and the entry goes when the Doc does.
 * :func:`query_text` removes citation markers (``(Smith et al., 2019)``, ``[12]``,
   ``Smith et al. (2019)``) and number/math noise from a query before it is tokenised.
 * :func:`top_sentences` returns the best ``k`` sentences as ``(Span, score)`` pairs.
@@ -114,15 +116,17 @@ class SentenceIndex:
 
     #: Number of indexes built by this process (tests use it to check the cache).
     builds: ClassVar[int] = 0
+    # Keyed weakly by the Doc. The value must not refer to the Doc strongly (a value that
+    # does keeps its own key alive, and the entry never goes): the index holds a weakref
+    # to the Doc and the sentence boundaries, and makes the Spans when asked.
     _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()
-    _id_cache: ClassVar[dict] = {}
 
     def __init__(self, doc, *, k1: float = 1.5, b: float = 0.75):
         sentences = list(doc.sents)
         if not sentences:
             raise ValueError("reference Doc has no sentences to index")
-        self.doc = doc
-        self.sentences = sentences
+        self._doc_ref = weakref.ref(doc)
+        self._bounds = [(s.start, s.end) for s in sentences]
         meta = getattr(getattr(doc, "_", None), "paper_meta", None) if doc.has_extension("paper_meta") else None
         sids = (meta or {}).get("sids")
         self.sids: list[str] | None = list(sids) if sids and len(sids) == len(sentences) else None
@@ -133,38 +137,49 @@ class SentenceIndex:
         self._vocab = set(self.retriever.vocab_dict)
         type(self).builds += 1
 
+    @property
+    def doc(self):
+        """The indexed Doc (held weakly: None once it has been garbage-collected)."""
+        return self._doc_ref()
+
+    @property
+    def sentences(self) -> list:
+        """The Doc's sentence Spans in order (made on each access; bind it in loops)."""
+        doc = self._doc_ref()
+        if doc is None:
+            raise ReferenceError("the indexed Doc no longer exists")
+        return [doc[start:end] for start, end in self._bounds]
+
     # ------------------------------------------------------------------ cache
     @classmethod
     def for_doc(cls, doc) -> SentenceIndex:
         """The index of ``doc``, built on first use and then reused.
 
-        Cached weakly by the Doc object (falling back to ``id(doc)`` for objects that
-        cannot be weakly referenced), and rebuilt if the Doc's text or sentence
+        Cached weakly by the Doc object (the entry goes when the Doc is garbage-collected;
+        the index does not keep it alive), and rebuilt if the Doc's text or sentence
         boundaries no longer match the cached index.
         """
         key = _text_key(doc)
-        try:
-            index = cls._cache.get(doc)
-        except TypeError:
-            index = cls._id_cache.get(id(doc))
+        index = cls._cache.get(doc)
         if index is not None and index.doc is doc and index.key == key:
             return index
         index = cls(doc)
-        try:
-            cls._cache[doc] = index
-        except TypeError:
-            cls._id_cache[id(doc)] = index
+        cls._cache[doc] = index
         return index
 
     @classmethod
     def clear_cache(cls) -> None:
         """Forget every cached index (``builds`` is not reset)."""
         cls._cache.clear()
-        cls._id_cache.clear()
+
+    @classmethod
+    def cache_size(cls) -> int:
+        """Number of cached indexes (one per live Doc that was queried)."""
+        return len(cls._cache)
 
     # ------------------------------------------------------------------ scoring
     def __len__(self) -> int:
-        return len(self.sentences)
+        return len(self._bounds)
 
     def query_tokens(self, citance_text: str) -> list[str]:
         """The citance's BM25 tokens that occur in this paper's vocabulary."""
@@ -177,8 +192,8 @@ class SentenceIndex:
             raise ValueError(f"position_boost must be > 0, got {position_boost!r}")
         if not 0.0 <= prior_fraction <= 1.0:
             raise ValueError(f"prior_fraction must be in [0, 1], got {prior_fraction!r}")
-        weights = np.ones(len(self.sentences), dtype=np.float64)
-        weights[: math.ceil(prior_fraction * len(self.sentences))] = position_boost
+        weights = np.ones(len(self._bounds), dtype=np.float64)
+        weights[: math.ceil(prior_fraction * len(self._bounds))] = position_boost
         return weights
 
     def scores(self, citance_text: str, *, position_boost: float = POSITION_BOOST,
@@ -192,7 +207,7 @@ class SentenceIndex:
             raise ValueError(f"citance_text is empty ({citance_text!r}); nothing to link")
         tokens = self.query_tokens(citance_text)
         raw = (np.asarray(self.retriever.get_scores(tokens), dtype=np.float64) if tokens
-               else np.zeros(len(self.sentences), dtype=np.float64))
+               else np.zeros(len(self._bounds), dtype=np.float64))
         return raw * self.prior(position_boost, prior_fraction)
 
     def search(self, citance_text: str, k: int = DEFAULT_K, *, position_boost: float = POSITION_BOOST,
@@ -230,4 +245,5 @@ def top_sentences(citance_text: str, reference_doc, k: int = DEFAULT_K, position
     index = SentenceIndex.for_doc(reference_doc)
     hits = index.search(citance_text, k, position_boost=position_boost, prior_fraction=prior_fraction,
                         threshold=threshold)
-    return [(index.sentences[i], score) for i, score in hits]
+    sentences = index.sentences
+    return [(sentences[i], score) for i, score in hits]
