@@ -10,8 +10,8 @@ folds are ``GroupKFold`` over RPs, so no RP has citances on both sides of a spli
   logistic regression with balanced class weights
   (:func:`scholarly_facet_classifier.baselines.tfidf_ovr_proba`);
 * ``tfidf_linear``: the ``citance_facet_classifier`` pipe with its default model
-  ``scholarly_facets.TfidfLinear.v1``, trained with ``nlp.update`` (BCE);
-* ``transformer``: the pipe with ``scholarly_facets.TransformerClassifier.v1`` on the real
+  ``scholarly_facet_classifier.TfidfLinear.v1``, trained with ``nlp.update`` (BCE);
+* ``transformer``: the pipe with ``scholarly_facet_classifier.TransformerClassifier.v1`` on the real
   backbone (all-MiniLM-L6-v2 by default), fine-tuned for a few epochs on the CPU.
 
 Training settings are fixed in advance (see the ``--*-epochs``/``--*-lr`` options), not
@@ -177,8 +177,8 @@ def run(data: Path, folds: int, transformer_folds: int, backbone: str, args) -> 
     systems = ["majority", "tfidf_ovr", "tfidf_linear"] + (["transformer"] if transformer_folds else [])
     probs = {name: numpy.full((len(items), len(labels)), numpy.nan, dtype="float32") for name in systems}
     seconds = {name: 0.0 for name in systems}
-    tfidf_model = {"@architectures": "scholarly_facets.TfidfLinear.v1"}
-    transformer_model = {"@architectures": "scholarly_facets.TransformerClassifier.v1", "name": backbone,
+    tfidf_model = {"@architectures": "scholarly_facet_classifier.TfidfLinear.v1"}
+    transformer_model = {"@architectures": "scholarly_facet_classifier.TransformerClassifier.v1", "name": backbone,
                          "max_length": args.max_length}
     for fold, (train, test) in enumerate(splits):
         train_texts, train_gold = [texts[i] for i in train], [gold[i] for i in train]

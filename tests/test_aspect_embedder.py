@@ -41,7 +41,7 @@ def make_nlp(tmp_path_factory, records):
         torch.manual_seed(0)
         nlp = scholarly_nlp.blank()
         nlp.add_pipe("transformer", config=shared_transformer_config(str(backbone)))
-        nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
+        nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspect_embedder.AttentionAspectPooler.v1",
                                                           "width": WIDTH, "tok2vec": listener(),
                                                           "trainable_projection": trainable_projection}})
         docs = [abstract_doc(r, nlp) for r in records[:4]]

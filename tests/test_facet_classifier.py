@@ -258,7 +258,7 @@ def test_transformer_trains_and_round_trips_without_its_backbone(tiny_backbone, 
     torch.manual_seed(0)
     fix_random_seed(0)
     nlp = spacy.blank("en")
-    config = {"model": {"@architectures": "scholarly_facets.TransformerClassifier.v1", "name": str(backbone),
+    config = {"model": {"@architectures": "scholarly_facet_classifier.TransformerClassifier.v1", "name": str(backbone),
                         "max_length": 48}, "batch_size": 8}
     pipe = nlp.add_pipe(PIPE, config=config)
     examples = [Example(doc, doc) for doc in split[0][:2]]

@@ -52,9 +52,9 @@ def tiny_pipeline(tmp_path_factory):
     nlp = scholarly_nlp.blank()
     nlp.add_pipe("transformer", config=shared_transformer_config(str(backbone)))
     listener = transformer_listener_config()
-    nlp.add_pipe("sentence_role_tagger", config={"model": {"@architectures": "scholarly_facets.SentenceRoleTagger.v1",
+    nlp.add_pipe("sentence_role_tagger", config={"model": {"@architectures": "scholarly_facet_classifier.SentenceRoleTagger.v1",
                                                            "tok2vec": listener}})
-    nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
+    nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspect_embedder.AttentionAspectPooler.v1",
                                                       "width": 32, "tok2vec": listener}})
     records = scholarly_nlp.read_csabstruct(shared("csabstruct", "dev.jsonl"))[:4]
     docs = [scholarly_nlp.abstract_doc(r, nlp) for r in records]

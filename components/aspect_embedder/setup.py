@@ -17,7 +17,8 @@ setup(
         # Declared directly too (as spacy-transformers does), so spacy.load finds it either way.
         "spacy_factories": ["aspect_embedder = scholarly_aspect_embedder.factory:make_aspect_embedder"],
         "spacy_architectures": [
-            "scholarly_aspects.AttentionAspectPooler.v1 = scholarly_aspect_embedder.model:AttentionAspectPooler",
+            "scholarly_aspect_embedder.AttentionAspectPooler.v1 = scholarly_aspect_embedder.model:AttentionAspectPooler",
+            "scholarly_aspects.AttentionAspectPooler.v1 = scholarly_aspect_embedder.model:AttentionAspectPooler",  # old name (before issue 16), kept so saved pipelines and configs load
         ],
     },
 )

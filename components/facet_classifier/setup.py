@@ -21,12 +21,16 @@ setup(
             "sentence_role_tagger = scholarly_facet_classifier.role_tagger:make_sentence_role_tagger",
         ],
         "spacy_architectures": [
-            "scholarly_facets.TfidfLinear.v1 = scholarly_facet_classifier.models:TfidfLinear",
-            "scholarly_facets.TransformerClassifier.v1 = scholarly_facet_classifier.models:TransformerClassifier",
-            "scholarly_facets.SentenceRoleTagger.v1 = scholarly_facet_classifier.role_model:SentenceRoleTagger",
+            "scholarly_facet_classifier.TfidfLinear.v1 = scholarly_facet_classifier.models:TfidfLinear",
+            "scholarly_facets.TfidfLinear.v1 = scholarly_facet_classifier.models:TfidfLinear",  # old name (before issue 16), kept so saved pipelines and configs load
+            "scholarly_facet_classifier.TransformerClassifier.v1 = scholarly_facet_classifier.models:TransformerClassifier",
+            "scholarly_facets.TransformerClassifier.v1 = scholarly_facet_classifier.models:TransformerClassifier",  # old name (before issue 16), kept so saved pipelines and configs load
+            "scholarly_facet_classifier.SentenceRoleTagger.v1 = scholarly_facet_classifier.role_model:SentenceRoleTagger",
+            "scholarly_facets.SentenceRoleTagger.v1 = scholarly_facet_classifier.role_model:SentenceRoleTagger",  # old name (before issue 16), kept so saved pipelines and configs load
         ],
         "spacy_callbacks": [
-            "scholarly_facets.init_frozen_transformer.v1 = scholarly_facet_classifier.role_tagger:init_frozen_transformer",
+            "scholarly_facet_classifier.init_frozen_transformer.v1 = scholarly_facet_classifier.role_tagger:init_frozen_transformer",
+            "scholarly_facets.init_frozen_transformer.v1 = scholarly_facet_classifier.role_tagger:init_frozen_transformer",  # old name (before issue 16), kept so saved pipelines and configs load
         ],
     },
 )

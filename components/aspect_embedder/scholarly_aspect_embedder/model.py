@@ -1,4 +1,4 @@
-"""The aspect pooling model: ``scholarly_aspects.AttentionAspectPooler.v1``.
+"""The aspect pooling model: ``scholarly_aspect_embedder.AttentionAspectPooler.v1``.
 
 Input: paper Docs whose title/abstract the shared transformer encoded. Output: one
 ``(4, width)`` array per Doc, the title, background, method and result vectors (rows in
@@ -29,7 +29,7 @@ from thinc.types import Floats2d
 
 from scholarly_nlp import ASPECTS, aspect_sentences
 
-ARCH = "scholarly_aspects.AttentionAspectPooler.v1"
+ARCH = "scholarly_aspect_embedder.AttentionAspectPooler.v1"
 
 
 @dataclass

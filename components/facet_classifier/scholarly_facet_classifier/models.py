@@ -1,11 +1,11 @@
 """The facet classifier's thinc architectures: texts in, one logit per facet label out.
 
-* ``scholarly_facets.TfidfLinear.v1``: TF-IDF word n-grams (fitted on the training texts
+* ``scholarly_facet_classifier.TfidfLinear.v1``: TF-IDF word n-grams (fitted on the training texts
   when the model is initialised) and a trainable linear layer; trained with binary
   cross-entropy it is one-vs-rest logistic regression, the CL-SciSumm Task 1B baseline.
   The fitted vocabulary and IDF weights are model attributes, so they serialise with the
   model (``to_bytes``, and so ``nlp.to_disk``).
-* ``scholarly_facets.TransformerClassifier.v1``: a Hugging Face
+* ``scholarly_facet_classifier.TransformerClassifier.v1``: a Hugging Face
   ``AutoModelForSequenceClassification`` with one output per label in thinc's
   ``PyTorchShim``, as :mod:`scholarly_nlp.ml.cross_encoder`: the backbone is loaded at
   initialisation (:func:`~scholarly_nlp.ml.backbones.resolve_backbone`) and a trained model
@@ -40,8 +40,8 @@ __all__ = [
     "write_model",
 ]
 
-TFIDF_ARCH = "scholarly_facets.TfidfLinear.v1"
-TRANSFORMER_ARCH = "scholarly_facets.TransformerClassifier.v1"
+TFIDF_ARCH = "scholarly_facet_classifier.TfidfLinear.v1"
+TRANSFORMER_ARCH = "scholarly_facet_classifier.TransformerClassifier.v1"
 _TFIDF_NAME = "scholarly_facets.tfidf_linear"
 _FEATURES_NAME = "scholarly_facets.tfidf_features"
 _TRANSFORMER_NAME = "scholarly_facets.transformer_classifier"

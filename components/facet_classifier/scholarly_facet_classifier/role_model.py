@@ -1,4 +1,4 @@
-"""The thinc model of the abstract sentence role tagger (``scholarly_facets.SentenceRoleTagger.v1``).
+"""The thinc model of the abstract sentence role tagger (``scholarly_facet_classifier.SentenceRoleTagger.v1``).
 
 Input: a batch of paper Docs. Output: per Doc, an ``(n_abstract_sentences, 5)`` matrix of
 role probabilities, rows aligned with :func:`scholarly_nlp.doc.roles.abstract_sentences`,
@@ -41,7 +41,7 @@ from scholarly_nlp.doc.roles import ROLES, abstract_sentences
 
 __all__ = ["N_POSITION_FEATURES", "ROLE_TAGGER_ARCH", "SentenceRoleTagger", "position_features", "sentence_bounds"]
 
-ROLE_TAGGER_ARCH = "scholarly_facets.SentenceRoleTagger.v1"
+ROLE_TAGGER_ARCH = "scholarly_facet_classifier.SentenceRoleTagger.v1"
 _NAME = "scholarly_facets.sentence_role_tagger"
 N_POSITION_FEATURES = 3
 

@@ -4,7 +4,7 @@ Every sentence of a paper's abstract (:func:`scholarly_nlp.doc.roles.abstract_se
 gets one of the CSAbstruct roles ``background``, ``objective``, ``method``, ``result``,
 ``other``: the ``roles`` span group (read back by ``Span._.role``) and
 ``doc._.role_scores``, one ``{role: probability}`` dict per abstract sentence. The model is
-``scholarly_facets.SentenceRoleTagger.v1`` (see :mod:`.role_model`): mean-pooled token
+``scholarly_facet_classifier.SentenceRoleTagger.v1`` (see :mod:`.role_model`): mean-pooled token
 vectors from the shared ``transformer`` pipe plus position features, a bidirectional LSTM
 over the sentences of the abstract, and a softmax; trained with cross-entropy on
 CSAbstruct's gold labels.
@@ -25,7 +25,7 @@ the transformer as it annotates each batch), so:
 Only the projection, BiLSTM and softmax layers (about 0.2M parameters with MiniLM) learn. A frozen
 component is not initialised by ``spacy train``, so configs initialise the transformer
 from its backbone with the ``[initialize.before_init]`` callback
-``scholarly_facets.init_frozen_transformer.v1`` defined here.
+``scholarly_facet_classifier.init_frozen_transformer.v1`` defined here.
 
 Shipped roles: a Doc that already has a non-empty ``roles`` group (CSFCube papers come with
 their ``pred_labels``) keeps it unless the pipe is configured with ``overwrite = true``;
@@ -86,6 +86,8 @@ def make_sentence_role_tagger(nlp: Language, name: str, model: Model, overwrite:
     return SentenceRoleTagger(nlp.vocab, model, name, overwrite=overwrite, batch_size=batch_size)
 
 
+@registry.callbacks("scholarly_facet_classifier.init_frozen_transformer.v1")
+# The old name (before issue 16), kept so configs written with it still load.
 @registry.callbacks("scholarly_facets.init_frozen_transformer.v1")
 def init_frozen_transformer(component: str = "transformer") -> Callable[[Language], Language]:
     """An ``[initialize.before_init]`` callback: load the backbone of a frozen transformer pipe.

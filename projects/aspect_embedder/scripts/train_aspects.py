@@ -92,7 +92,7 @@ def main(argv=None) -> int:
     fix_random_seed(args.seed)
     nlp = spacy.load(args.base_model)
     width = nlp.get_pipe("transformer").model.get_dim("nO")
-    config = {"margin": args.margin, "model": {"@architectures": "scholarly_aspects.AttentionAspectPooler.v1",
+    config = {"margin": args.margin, "model": {"@architectures": "scholarly_aspect_embedder.AttentionAspectPooler.v1",
               "width": width, "trainable_projection": not args.freeze_projection,
               "tok2vec": transformer_listener_config()}}
     embedder = nlp.add_pipe("aspect_embedder", config=config)
