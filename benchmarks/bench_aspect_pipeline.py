@@ -32,8 +32,8 @@ def zero_shot_pipeline(records):
     from spacy.training import Example
 
     import scholarly_nlp
-    from scholarly_nlp.ml.abstract_spans import shared_transformer_config
-    from scholarly_nlp.readers.abstracts import abstract_doc
+    from scholarly_nlp.ml import shared_transformer_config
+    from scholarly_nlp.readers import abstract_doc
 
     torch.manual_seed(0)
     nlp = scholarly_nlp.blank()
@@ -72,9 +72,9 @@ def main(argv=None) -> int:
     import spacy
     import torch
 
-    from scholarly_nlp.ml.abstract_spans import title_abstract_windows
-    from scholarly_nlp.ml.backbones import resolve_backbone
-    from scholarly_nlp.readers.abstracts import abstract_doc, read_csfcube_abstracts
+    from scholarly_nlp.ml import title_abstract_windows
+    from scholarly_nlp.ml import resolve_backbone
+    from scholarly_nlp.readers import abstract_doc, read_csfcube_abstracts
 
     torch.set_num_threads(torch.get_num_threads())
     records = read_csfcube_abstracts(args.data_dir / "abstracts-csfcube-preds.jsonl")[: args.papers]

@@ -29,7 +29,7 @@ ensure_repo_on_path()
 
 def closest_paper(root: Path, nlp, target: int = 250):
     """The train-manual reference Doc whose sentence count is closest to ``target``."""
-    from scholarly_nlp.readers.clscisumm import reference_folder_doc
+    from scholarly_nlp.readers import reference_folder_doc
 
     best = None
     for rp in sorted(root.iterdir()):
@@ -82,8 +82,8 @@ def main() -> None:
     import scholarly_nlp
     from scholarly_citance_linker.candidates import bm25_candidates, encoder_query, sentence_texts
     from scholarly_nlp.retrieval import SentenceIndex
-    from scholarly_nlp.ml.backbones import resolve_backbone
-    from scholarly_nlp.ml.cross_encoder import score_pairs
+    from scholarly_nlp.ml import resolve_backbone
+    from scholarly_nlp.ml import score_pairs
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
     nlp = scholarly_nlp.blank()

@@ -86,7 +86,7 @@ def setup_lxml(files: list[str]) -> Processor:
 def setup_tei_paper(files: list[str]) -> Processor:
     """The project's TEI reader: TEI -> Paper."""
     ensure_repo_on_path()
-    from scholarly_nlp.readers.tei import read_tei
+    from scholarly_nlp.readers import read_tei
 
     return read_tei
 
@@ -140,7 +140,7 @@ def setup_pdfium(files: list[str]) -> Processor:
 def setup_pdf_paper(files: list[str]) -> Processor:
     """The project's PDF reader: PDF -> Paper (no figure images)."""
     ensure_repo_on_path()
-    from scholarly_nlp.readers.pdf import read_pdf
+    from scholarly_nlp.readers import read_pdf
 
     return read_pdf
 

@@ -74,7 +74,7 @@ def train_linker(nlp_factory, train_docs: list, steps: int, docs_per_step: int, 
 def score_citances(nlp, docs: list) -> list[dict]:
     """Per citance with gold sids: candidate sids, BM25 scores, cross-encoder scores, gold sids."""
     from scholarly_citance_linker.candidates import bm25_candidates, encoder_query, sentence_sids, sentence_texts
-    from scholarly_nlp.ml.cross_encoder import score_pairs
+    from scholarly_nlp.ml import score_pairs
 
     pipe = nlp.get_pipe("citance_linker")
     rows = []
@@ -95,7 +95,7 @@ def score_citances(nlp, docs: list) -> list[dict]:
 def evaluate_rows(rows: list[dict], k: int, weight: float, use_ce: bool = True) -> dict:
     """Task 1A micro P/R/F1 (keyed per citance) of one setting over scored citances."""
     from scholarly_citance_linker.candidates import fuse
-    from scholarly_nlp.metrics.clscisumm import prf
+    from scholarly_nlp.metrics import prf
 
     tp = fp = fn = 0
     for row in rows:
@@ -112,7 +112,7 @@ def evaluate_rows(rows: list[dict], k: int, weight: float, use_ce: bool = True) 
 def nested_selection(rows: list[dict], folds: int = 5, seed: int = 0) -> dict:
     """Grouped CV of the setting choice: per fold, pick (k, weight) on the other folds' papers,
     score the fold with it; counts are pooled. Returns BM25+prior (k chosen) and rerank results."""
-    from scholarly_nlp.metrics.clscisumm import prf
+    from scholarly_nlp.metrics import prf
 
     fold = fold_of(sorted({r["rp"] for r in rows}), folds, seed)
     grids = {"bm25_prior": [(k, 0.0, False) for k in KS], "rerank": [(k, w, True) for k in KS for w in WEIGHTS]}

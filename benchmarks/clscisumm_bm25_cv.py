@@ -47,8 +47,8 @@ def evaluate(data: Path, ks=KS, prior_fraction: float = 0.3) -> dict:
     """Scores per variant and k over every RP under ``data``; also per-paper counts."""
     import scholarly_nlp
     from scholarly_nlp.retrieval import SentenceIndex
-    from scholarly_nlp.metrics.clscisumm import aggregate_counts, prf, task1a_counts
-    from scholarly_nlp.readers.clscisumm import read_annotations, reference_doc
+    from scholarly_nlp.metrics import aggregate_counts, prf, task1a_counts
+    from scholarly_nlp.readers import read_annotations, reference_doc
 
     nlp = scholarly_nlp.blank()
     counts = {(v, k): [] for v in VARIANTS for k in ks}

@@ -209,7 +209,7 @@ def score(gold, predicted, scores, paper_of, fold_of, mask) -> dict:
 def main(argv=None) -> dict:
     """Run the cross-validation, print the markdown table, write the JSON; returns the result."""
     from scholarly_contribution_detector.data import grouped_folds, paper_rows
-    from scholarly_nlp.readers.ncg import iter_ncg_papers
+    from scholarly_nlp.readers import iter_ncg_papers
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT / "nlpcontributiongraph")

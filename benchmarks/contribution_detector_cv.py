@@ -79,7 +79,7 @@ def main(argv=None) -> dict:
     import scholarly_nlp
     from scholarly_contribution_detector.ncg_docs import ncg_doc
     from scholarly_contribution_detector.data import grouped_folds
-    from scholarly_nlp.readers.ncg import iter_ncg_papers
+    from scholarly_nlp.readers import iter_ncg_papers
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT / "nlpcontributiongraph")

@@ -84,7 +84,7 @@ def train_pipe(docs, model_config: dict, epochs: int, learn_rate: float, papers_
 def score_probs(gold: list, probs: numpy.ndarray, labels, threshold: float, fold_of: numpy.ndarray) -> dict:
     """Pooled micro/macro scores, per-fold micro F1 and per-label F1 at one threshold."""
     from scholarly_facet_classifier.labels import decide_many
-    from scholarly_nlp.metrics.facets import facet_f1
+    from scholarly_nlp.metrics import facet_f1
 
     predicted = decide_many(probs, labels, threshold)
     pooled = facet_f1(gold, predicted, labels=labels)
@@ -128,7 +128,7 @@ def ranking_quality(gold: list, probs: numpy.ndarray, labels) -> dict:
 def tune_threshold(gold: list, probs: numpy.ndarray, labels, fold_of: numpy.ndarray) -> dict:
     """Pooled micro F1 per threshold, the best threshold, and the leave-one-fold-out estimate."""
     from scholarly_facet_classifier.labels import decide_many
-    from scholarly_nlp.metrics.facets import facet_f1
+    from scholarly_nlp.metrics import facet_f1
 
     decided = {t: decide_many(probs, labels, t) for t in THRESHOLDS}
 

@@ -36,9 +36,9 @@ from lxml import etree
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scholarly_nlp.errors import ScholarlyNLPError
+from scholarly_nlp import ScholarlyNLPError
 from scholarly_nlp.paper import Paper
-from scholarly_nlp.readers.pdf import read_pdf
+from scholarly_nlp.readers import read_pdf
 
 TEI_NS = {"t": "http://www.tei-c.org/ns/1.0"}
 TOKEN_RE = re.compile(r"[^\W_]+")

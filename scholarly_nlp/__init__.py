@@ -1,6 +1,10 @@
 """scholarly_nlp: scientific papers as spaCy Docs, with pluggable components.
 
-The public API is what this module exports; components and plugins use nothing else::
+The public API is what this module exports (the document API: reading, the paper model, Doc
+building and serialisation, the Doc views, roles and structure helpers, errors, the plugin
+API), plus the ``__all__`` of the declared sub-packages :mod:`scholarly_nlp.ml`,
+:mod:`scholarly_nlp.retrieval`, :mod:`scholarly_nlp.metrics` and :mod:`scholarly_nlp.readers`
+(dataset readers such as CSFCube's). Components and plugins use nothing else::
 
     import scholarly_nlp
     doc = scholarly_nlp.read("paper.pdf")          # or a GROBID .tei.xml
@@ -24,6 +28,7 @@ from .doc.serialize import (
 from .doc.roles import (
     ASPECTS,
     FACETS,
+    ROLE_GROUP,
     ROLES,
     abstract_sentences,
     aspect_of_role,
@@ -53,7 +58,6 @@ from .components_api import add_component
 from .paper import BibEntry, Block, FigureInfo, InlineRef, Paper
 from .paper import Section as PaperSection
 from .plugins import PluginRegistry, get_registry
-from .readers.abstracts import AbstractRecord, abstract_doc, read_csabstruct, read_csfcube_abstracts
 from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
 from .text.segmenter import split_sentences
 
@@ -62,9 +66,8 @@ __version__ = "0.1.0"
 install_extensions()
 
 __all__ = [
-    "ASPECTS", "AbstractRecord", "FACETS", "ROLES", "abstract_doc",
-    "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_facet", "read_csabstruct",
-    "read_csfcube_abstracts", "set_roles", "title_span",
+    "ASPECTS", "FACETS", "ROLE_GROUP", "ROLES",
+    "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_facet", "set_roles", "title_span",
     "BibEntry", "Block", "PaperSection", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",

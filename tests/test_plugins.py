@@ -148,15 +148,129 @@ def test_example_plugin_declares_both_entry_point_groups(example_plugin):
     assert ours["spacy_factories"].value == f"{EXAMPLE_PACKAGE}.spacy_factories:example_keyword_tagger"
 
 
+# --------------------------------------------------------------------------- the declared author API
+
+REPO = Path(__file__).resolve().parent.parent
+COMPONENTS = REPO / "components"
+DECLARED_MODULES = ("scholarly_nlp", "scholarly_nlp.ml", "scholarly_nlp.retrieval", "scholarly_nlp.metrics",
+                    "scholarly_nlp.readers")
+"""The modules a plugin or component may import from, each by the names in its ``__all__``."""
+
+
+def _declared_api() -> dict:
+    import importlib
+
+    return {name: set(importlib.import_module(name).__all__) for name in DECLARED_MODULES}
+
+
+def _component_packages() -> dict:
+    """Import name -> folder of every package under ``components/<name>/``."""
+    return {pkg.name: pkg for pkg in sorted(COMPONENTS.glob("*/*"))
+            if pkg.is_dir() and (pkg / "__init__.py").exists() and not pkg.name.endswith(".egg-info")}
+
+
+def _declared_api_violations(source: Path, relative_to: Path, own_package: str = "",
+                             forbidden_packages: frozenset = frozenset(), allowed_fallbacks=frozenset()) -> list:
+    """``file:line: what`` for every import of ``source`` outside the declared API.
+
+    ``import scholarly_nlp.X`` and ``from scholarly_nlp.X import Y`` need X in
+    :data:`DECLARED_MODULES` and Y in X's ``__all__`` (or a declared sub-module);
+    ``scholarly_nlp.Y`` after ``import scholarly_nlp`` needs Y in ``scholarly_nlp.__all__``;
+    a top-level import of any package in ``forbidden_packages`` (another component) is one too.
+    """
+    api = _declared_api()
+    submodules = {m.rsplit(".", 1)[1] for m in DECLARED_MODULES if "." in m}
+    found = []
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        where = f"{source.relative_to(relative_to)}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                if top == "scholarly_nlp" and alias.name not in api and alias.name not in allowed_fallbacks:
+                    found.append(f"{where}: import {alias.name} (not a declared module)")
+                elif top in forbidden_packages:
+                    found.append(f"{where}: import {alias.name} (components never import each other)")
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            top = node.module.split(".")[0]
+            if top in forbidden_packages:
+                found.append(f"{where}: from {node.module} import ... (components never import each other)")
+            if top != "scholarly_nlp" or node.module in allowed_fallbacks:
+                continue
+            if node.module not in api:
+                found.append(f"{where}: from {node.module} import ... (not a declared module: {', '.join(DECLARED_MODULES)})")
+                continue
+            public = api[node.module] | (submodules if node.module == "scholarly_nlp" else set())
+            missing = [a.name for a in node.names if a.name not in public]
+            if missing:
+                found.append(f"{where}: from {node.module} import {', '.join(missing)} (not in its __all__)")
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id == "scholarly_nlp" and node.attr not in api["scholarly_nlp"] | submodules
+              and not node.attr.startswith("__")):
+            found.append(f"{where}: scholarly_nlp.{node.attr} (not in scholarly_nlp.__all__)")
+    return found
+
+
+def test_declared_modules_have_an_all_of_importable_names():
+    """Each declared module has an ``__all__``, every name in it resolves, and importing the
+    ML and readers packages stays cheap (no transformers, no dataset reader)."""
+    import importlib
+
+    for name, public in _declared_api().items():
+        module = importlib.import_module(name)
+        assert public, f"{name}.__all__ is empty"
+        for item in public:
+            assert getattr(module, item, None) is not None, f"{name}.__all__ lists {item}, which does not resolve"
+    code = ("import sys, scholarly_nlp.ml, scholarly_nlp.readers, scholarly_nlp.retrieval, scholarly_nlp.metrics; "
+            "heavy = [m for m in ('transformers', 'spacy_transformers', 'bm25s', 'sklearn', "
+            "'scholarly_nlp.readers.abstracts', 'scholarly_nlp.readers.clscisumm', 'scholarly_nlp.readers.ncg') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_top_level_is_the_document_api():
+    """Dataset readers are not at the top level; they are scholarly_nlp.readers'."""
+    dataset = {"AbstractRecord", "abstract_doc", "read_csabstruct", "read_csfcube_abstracts"}
+    assert not dataset & set(scholarly_nlp.__all__)
+    assert dataset <= set(scholarly_nlp.readers.__all__)
+
+
+def test_components_use_only_the_declared_api():
+    """Every .py of every package under components/ imports scholarly_nlp only through the
+    declared modules' ``__all__``, and never another component's package."""
+    packages = _component_packages()
+    assert len(packages) >= 7, f"components not found under {COMPONENTS}: {sorted(packages)}"
+    found = []
+    for name, folder in packages.items():
+        others = frozenset(packages) - {name}
+        for source in sorted(folder.rglob("*.py")):
+            found += _declared_api_violations(source, REPO, name, others)
+    assert not found, "imports outside the declared API:\n" + "\n".join(found)
+
+
+def test_the_declared_api_check_catches_private_imports(tmp_path):
+    """The checker itself: private modules, undeclared names and cross-component imports fail."""
+    source = tmp_path / "bad.py"
+    source.write_text("import scholarly_nlp\n"
+                      "import scholarly_nlp.doc.roles\n"
+                      "from scholarly_nlp.ml.backbones import resolve_backbone\n"
+                      "from scholarly_nlp.ml import resolve_backbone, _private\n"
+                      "from scholarly_nlp import read_csfcube_abstracts, ml\n"
+                      "from scholarly_other_component.factory import X\n"
+                      "scholarly_nlp.abstract_doc\n", encoding="utf-8")
+    found = _declared_api_violations(source, tmp_path, "mine", frozenset({"scholarly_other_component"}))
+    assert [f.split(":")[1] for f in found] == ["2", "3", "4", "5", "6", "7"], found
+
+
 def test_example_plugin_uses_only_the_public_api(example_plugin):
-    """Every scholarly_nlp import is from the package itself, bar one documented fallback."""
-    allowed_fallbacks = {"scholarly_nlp.paper"}  # Section, until scholarly_nlp exports PaperSection
-    for source in Path(example_plugin.__file__).parent.glob("*.py"):
-        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            private = [n for n in names if n.startswith("scholarly_nlp.") and n not in allowed_fallbacks]
-            assert not private, f"{source.name} imports {private}"
+    """Every scholarly_nlp import is from a declared module and in its ``__all__``, bar one
+    documented fallback (an ImportError fallback for scholarly_nlp releases without PaperSection)."""
+    allowed_fallbacks = frozenset({"scholarly_nlp.paper"})
+    package = Path(example_plugin.__file__).parent
+    found = []
+    for source in package.glob("*.py"):
+        found += _declared_api_violations(source, package, allowed_fallbacks=allowed_fallbacks)
+    assert not found, "\n".join(found)
 
 
 def test_cli_plugins_lists_the_example_plugin(example_plugin):

@@ -56,8 +56,8 @@ def tiny_pipeline(tmp_path_factory):
                                                            "tok2vec": listener}})
     nlp.add_pipe("aspect_embedder", config={"model": {"@architectures": "scholarly_aspect_embedder.AttentionAspectPooler.v1",
                                                       "width": 32, "tok2vec": listener}})
-    records = scholarly_nlp.read_csabstruct(shared("csabstruct", "dev.jsonl"))[:4]
-    docs = [scholarly_nlp.abstract_doc(r, nlp) for r in records]
+    records = scholarly_nlp.readers.read_csabstruct(shared("csabstruct", "dev.jsonl"))[:4]
+    docs = [scholarly_nlp.readers.abstract_doc(r, nlp) for r in records]
     nlp.initialize(lambda: [Example(d.copy(), d) for d in docs])
     nlp.to_disk(root / "model")
     return root / "model"

@@ -1,11 +1,50 @@
-"""Model code: thinc-wrapped Hugging Face scorers and encoders.
+"""Model code for component authors: thinc-wrapped Hugging Face scorers and encoders, and
+the pipe mixins built on them. ``__all__`` is the declared API; the submodules are internal.
 
 Importing the package registers its thinc architectures (``scholarly_nlp.CrossEncoder.v1``,
-``scholarly_nlp.BiEncoderScorer.v1``), so a component that imports any of its modules can
-name either in its config even where the entry points are not installed.
+``scholarly_nlp.BiEncoderScorer.v1``; their modules import thinc, which spaCy has already
+loaded, and no Hugging Face library), so a component that imports any name from here can
+name either in its config even where the entry points are not installed. The other names
+are loaded on first access: importing the package loads no ``transformers``,
+``spacy_transformers`` or sentence encoder.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from .bi_encoder_scorer import BiEncoderScorer
 from .cross_encoder import CrossEncoder
 
-__all__ = ["BiEncoderScorer", "CrossEncoder"]
+_EXPORTS = {
+    "DEFAULT_BACKBONE": "backbones",
+    "resolve_backbone": "backbones",
+    "is_loaded": "cross_encoder",
+    "score_pairs": "cross_encoder",
+    "folder_from_bytes": "folder_bytes",
+    "folder_to_bytes": "folder_bytes",
+    "HuggingFaceModelPipe": "hf_pipe",
+    "transformer_listener_config": "listener",
+    "ListwiseRankingPipe": "listwise",
+    "SentenceEncoder": "sentence_encoder",
+    "cosine_matrix": "sentence_encoder",
+    "shared_transformer_config": "abstract_spans",
+    "title_abstract_windows": "abstract_spans",
+}
+
+__all__ = sorted({"BiEncoderScorer", "CrossEncoder", *_EXPORTS})
+
+
+def __getattr__(name: str) -> Any:
+    """The exported name ``name``, importing its module on first access."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,1 +1,64 @@
-"""Readers turn files into :class:`scholarly_nlp.Paper` objects; see :mod:`.dispatch`."""
+"""Readers turn files into :class:`scholarly_nlp.Paper` objects; see :mod:`.dispatch`.
+
+The format readers behind :func:`scholarly_nlp.read` (PDF, GROBID TEI) are reached through
+the top level. This package declares, in ``__all__``, the dataset readers a component or a
+project may use: CSFCube/CSAbstruct abstracts (:mod:`.abstracts`), CL-SciSumm folders,
+annotations and cells (:mod:`.clscisumm`, :mod:`.clscisumm_cells`, :mod:`.clscisumm_csv`),
+NCG papers (:mod:`.ncg`), and the format readers themselves (:func:`read_pdf`,
+:func:`read_tei`). Anything else under ``scholarly_nlp.readers`` is internal.
+
+Names are loaded on first access, so ``import scholarly_nlp`` (which imports
+:mod:`.dispatch`) loads no dataset reader.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    # CSFCube / CSAbstruct abstracts
+    "AbstractRecord": "abstracts",
+    "abstract_doc": "abstracts",
+    "read_csabstruct": "abstracts",
+    "read_csfcube_abstracts": "abstracts",
+    # CL-SciSumm
+    "annotation_files": "clscisumm",
+    "read_annotations": "clscisumm",
+    "read_citing_sentences": "clscisumm",
+    "read_folder_records": "clscisumm",
+    "read_reference_xml": "clscisumm",
+    "reference_doc": "clscisumm",
+    "reference_folder_doc": "clscisumm",
+    "citance_task1_maps": "clscisumm_cells",
+    "official_task1_maps": "clscisumm_cells",
+    "parse_facets": "clscisumm_cells",
+    "parse_reference_offsets": "clscisumm_cells",
+    "read_task1_rows": "clscisumm_csv",
+    "reference_text_markup": "clscisumm_csv",
+    "task1_row": "clscisumm_csv",
+    "write_task1_csv": "clscisumm_csv",
+    # NCG
+    "NCGPaper": "ncg",
+    "introduction_mask": "ncg",
+    "iter_ncg_papers": "ncg",
+    # formats
+    "read_pdf": "pdf",
+    "read_tei": "tei",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """The exported name ``name``, importing its module on first access."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -41,7 +41,8 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
-from scholarly_nlp import FACETS, AbstractRecord, aspect_of_role, check_facet
+from scholarly_nlp import FACETS, aspect_of_role, check_facet
+from scholarly_nlp.readers import AbstractRecord
 from scholarly_nlp.retrieval import BM25Ranker, TfidfRanker, order_by_scores
 
 __all__ = ["CANDIDATE_TEXT_RULES", "FacetRanker", "BM25FacetRanker", "MiniLMRanker", "TfidfFacetRanker",
@@ -175,8 +176,7 @@ class MiniLMRanker:
     def encoder(self) -> Any:
         """The sentence encoder (built on first use)."""
         if self._encoder is None:
-            from scholarly_nlp.ml.backbones import DEFAULT_BACKBONE
-            from scholarly_nlp.ml.sentence_encoder import SentenceEncoder
+            from scholarly_nlp.ml import DEFAULT_BACKBONE, SentenceEncoder
 
             self._encoder = SentenceEncoder(self.backbone or DEFAULT_BACKBONE, batch_size=self.batch_size)
         return self._encoder
@@ -195,7 +195,7 @@ class MiniLMRanker:
     def rank(self, query: AbstractRecord, candidates: Sequence[AbstractRecord],
              facet: str) -> List[Tuple[str, float]]:
         """Candidates by cosine with the query (the facet does not change the embedding)."""
-        from scholarly_nlp.ml.sentence_encoder import cosine_matrix
+        from scholarly_nlp.ml import cosine_matrix
 
         check_facet(facet)
         if not candidates:

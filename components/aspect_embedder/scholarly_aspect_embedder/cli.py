@@ -15,8 +15,8 @@ from typing import Iterator, Optional
 
 import click
 
-from scholarly_nlp import (FACETS, ScholarlyNLPError, abstract_doc, blank, expand_inputs, read, read_csfcube_abstracts,
-                           read_many)
+from scholarly_nlp import FACETS, ScholarlyNLPError, blank, expand_inputs, read, read_many
+from scholarly_nlp.readers import abstract_doc, read_csfcube_abstracts
 
 from .index import (FORMAT_VERSION, INDEX_DIRNAME, AspectIndex, IndexFormatError, corpus_fingerprint, index_path_for,
                     read_meta)

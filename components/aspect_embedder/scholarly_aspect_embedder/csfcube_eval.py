@@ -26,7 +26,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from scholarly_nlp import FACETS, AbstractRecord, InputError, MalformedInputError, read_csfcube_abstracts, write_atomic
+from scholarly_nlp import FACETS, InputError, MalformedInputError, write_atomic
+from scholarly_nlp.readers import AbstractRecord, read_csfcube_abstracts
 from scholarly_nlp.metrics import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds, read_csfcube_qrels
 
 PathLike = Union[str, Path]

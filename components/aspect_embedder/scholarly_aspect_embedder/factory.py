@@ -27,7 +27,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ASPECTS, aspect_sentences
-from scholarly_nlp.ml.listener import transformer_listener_config
+from scholarly_nlp.ml import transformer_listener_config
 
 from .loss import aspect_triplet_loss
 from .model import ARCH

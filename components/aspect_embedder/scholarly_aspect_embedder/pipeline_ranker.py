@@ -15,7 +15,8 @@ from typing import Dict, List, Sequence, Tuple
 import numpy
 from spacy.language import Language
 
-from scholarly_nlp import AbstractRecord, abstract_doc, check_facet
+from scholarly_nlp import check_facet
+from scholarly_nlp.readers import AbstractRecord, abstract_doc
 from .vectors import facet_search_vector
 
 ROLE_SOURCES = ("shipped", "predicted")

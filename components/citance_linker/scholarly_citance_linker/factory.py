@@ -35,10 +35,8 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from scholarly_nlp.retrieval import SentenceIndex
-from scholarly_nlp.metrics.clscisumm import prf, task1a_counts
-from scholarly_nlp.ml.cross_encoder import is_loaded, score_pairs
-from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
-from scholarly_nlp.ml.listwise import ListwiseRankingPipe
+from scholarly_nlp.metrics import prf, task1a_counts
+from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded, score_pairs
 
 from .candidates import bm25_candidates, encoder_query, fuse, gold_indices, select, sentence_sids, sentence_texts
 

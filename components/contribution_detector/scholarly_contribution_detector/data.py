@@ -15,7 +15,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
-from scholarly_nlp.readers.ncg import NCGPaper, introduction_mask
+from scholarly_nlp.readers import NCGPaper, introduction_mask
 
 __all__ = [
     "SentenceRow",

@@ -28,7 +28,7 @@ from typing import Iterable, Iterator, Union
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
-from scholarly_nlp.readers.ncg import NCGPaper, introduction_mask, iter_ncg_papers
+from scholarly_nlp.readers import NCGPaper, introduction_mask, iter_ncg_papers
 
 from .features import install_extensions, introduction_features
 

@@ -52,9 +52,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 import scholarly_nlp
-from scholarly_nlp.ml.cross_encoder import is_loaded
-from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
-from scholarly_nlp.ml.listwise import ListwiseRankingPipe
+from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded
 
 from .candidates import PaperIndex, contribution_sentences, fuse
 

@@ -43,7 +43,7 @@ def load_reference_docs(root: Union[str, Path], nlp: Language, papers: Optional[
     ``quiet`` silences the reader's warnings about recovered input (cp1252 bytes, dropped
     sids), which the published CL-SciSumm files trigger by the dozen.
     """
-    from scholarly_nlp.readers.clscisumm import reference_folder_doc
+    from scholarly_nlp.readers import reference_folder_doc
 
     docs = []
     for folder in reference_folders(root, papers):

@@ -31,8 +31,8 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 from thinc.types import Floats2d
 
-from scholarly_nlp.metrics.facets import facet_f1
-from scholarly_nlp.ml.folder_bytes import folder_from_bytes, folder_to_bytes
+from scholarly_nlp.metrics import facet_f1
+from scholarly_nlp.ml import folder_from_bytes, folder_to_bytes
 
 from .labels import FACET_LABELS, decide_labels, label_matrix
 from .models import TFIDF_ARCH, is_ready, read_model, write_model

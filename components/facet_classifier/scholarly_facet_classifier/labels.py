@@ -6,7 +6,7 @@ from typing import Iterable, Sequence
 
 import numpy
 
-from scholarly_nlp.metrics.clscisumm import FACET_LABELS
+from scholarly_nlp.metrics import FACET_LABELS
 
 __all__ = ["FACET_LABELS", "decide_labels", "decide_many", "label_matrix"]
 

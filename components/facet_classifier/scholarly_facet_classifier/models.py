@@ -26,7 +26,7 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Linear, Model
 from thinc.types import Floats2d
 
-from scholarly_nlp.ml.backbones import resolve_backbone
+from scholarly_nlp.ml import resolve_backbone
 
 __all__ = [
     "TFIDF_ARCH",

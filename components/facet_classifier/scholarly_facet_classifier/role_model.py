@@ -37,7 +37,7 @@ from spacy.util import registry
 from thinc.api import Dropout, Maxout, Model, PyTorchLSTM, Softmax, chain, with_array
 from thinc.types import Floats2d
 
-from scholarly_nlp.doc.roles import ROLES, abstract_sentences
+from scholarly_nlp import ROLES, abstract_sentences
 
 __all__ = ["N_POSITION_FEATURES", "ROLE_TAGGER_ARCH", "SentenceRoleTagger", "position_features", "sentence_bounds"]
 

@@ -33,7 +33,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ScholarlyNLPError, set_extension, write_atomic
-from scholarly_nlp.ml.folder_bytes import folder_from_bytes, folder_to_bytes
+from scholarly_nlp.ml import folder_from_bytes, folder_to_bytes
 
 from .features import FigureFeatures, Featurizer, make_batch
 from .losses import LOSSES, pair_loss

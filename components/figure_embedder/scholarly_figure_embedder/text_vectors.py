@@ -16,7 +16,7 @@ from typing import Optional, Sequence, Union
 import numpy
 
 from scholarly_nlp import ScholarlyNLPError, write_atomic
-from scholarly_nlp.ml.backbones import resolve_backbone
+from scholarly_nlp.ml import resolve_backbone
 
 PathLike = Union[str, Path]
 
@@ -53,7 +53,7 @@ class TextVectorCache:
     def encoder(self):
         """The sentence encoder, loaded on first use."""
         if self._encoder is None:
-            from scholarly_nlp.ml.sentence_encoder import SentenceEncoder
+            from scholarly_nlp.ml import SentenceEncoder
 
             self._encoder = SentenceEncoder(self.encoder_name, max_length=self.max_length, batch_size=self.batch_size)
         return self._encoder

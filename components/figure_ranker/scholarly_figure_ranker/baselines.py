@@ -312,7 +312,7 @@ class ZeroShotBiEncoderBaseline(_Ranker):
     def encoder(self):
         """The sentence encoder (loaded on first use)."""
         if self._encoder is None:
-            from scholarly_nlp.ml.sentence_encoder import SentenceEncoder
+            from scholarly_nlp.ml import SentenceEncoder
 
             self._encoder = SentenceEncoder(self.encoder_name)
         return self._encoder
@@ -371,6 +371,6 @@ def zero_shot_biencoder(doc: Doc, include_tables: bool = False, encoder=None) ->
 @lru_cache(maxsize=1)
 def _default_encoder():
     """The default sentence encoder, shared by calls of :func:`zero_shot_biencoder`."""
-    from scholarly_nlp.ml.sentence_encoder import SentenceEncoder
+    from scholarly_nlp.ml import SentenceEncoder
 
     return SentenceEncoder()

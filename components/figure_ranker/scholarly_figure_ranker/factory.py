@@ -27,8 +27,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
-from scholarly_nlp.ml.cross_encoder import is_loaded, score_pairs
-from scholarly_nlp.ml.hf_pipe import HuggingFaceModelPipe
+from scholarly_nlp.ml import HuggingFaceModelPipe, is_loaded, score_pairs
 
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import scholarly_nlp
 from scholarly_nlp.retrieval import strip_citation_markers
-from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc
-from scholarly_nlp.readers.clscisumm import read_citing_sentences, read_reference_xml
+from scholarly_nlp.readers import AbstractRecord, abstract_doc
+from scholarly_nlp.readers import read_citing_sentences, read_reference_xml
 
 GROUP_KEY = "aspect_group"
 MIN_ABSTRACT_SENTENCES = 2

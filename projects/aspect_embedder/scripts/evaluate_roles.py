@@ -46,8 +46,8 @@ def tag_records(nlp, records, batch_size: int = 32) -> tuple[List[str], List[str
 
     The tagger is run with ``overwrite`` on, so it replaces any roles the Docs arrive with.
     """
-    from scholarly_nlp.doc.roles import ROLE_GROUP
-    from scholarly_nlp.readers.abstracts import abstract_doc
+    from scholarly_nlp import ROLE_GROUP
+    from scholarly_nlp.readers import abstract_doc
 
     tagger = nlp.get_pipe(COMPONENT)
     tagger.cfg["overwrite"] = True
@@ -75,7 +75,7 @@ def tag_records(nlp, records, batch_size: int = 32) -> tuple[List[str], List[str
 def report(reference: Sequence[str], predicted: Sequence[str], n_docs: int, seconds: float) -> Dict[str, Any]:
     """Metrics (see :func:`role_metrics`), confusion matrix, document count and speed."""
     from scholarly_facet_classifier.role_tagger import role_metrics
-    from scholarly_nlp.doc.roles import ROLES
+    from scholarly_nlp import ROLES
 
     metrics = role_metrics(reference, predicted, ROLES)
     metrics["confusion"] = confusion(reference, predicted, ROLES)
@@ -90,7 +90,7 @@ def evaluate(model: Path, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube:
     """The evaluation report of the pipeline at ``model`` (a dict; see the module docstring)."""
     import spacy
 
-    from scholarly_nlp.readers.abstracts import read_csabstruct, read_csfcube_abstracts
+    from scholarly_nlp.readers import read_csabstruct, read_csfcube_abstracts
 
     nlp = spacy.load(model)
     if COMPONENT not in nlp.pipe_names:

@@ -25,8 +25,8 @@ def build_roles_corpus(input_path: Path, output_path: Path, limit: int = 0) -> i
     the first ``limit`` abstracts.
     """
     import scholarly_nlp
-    from scholarly_nlp.doc.roles import abstract_sentences
-    from scholarly_nlp.readers.abstracts import abstract_doc, read_csabstruct
+    from scholarly_nlp import abstract_sentences
+    from scholarly_nlp.readers import abstract_doc, read_csabstruct
 
     nlp = scholarly_nlp.blank()
     records = read_csabstruct(input_path)

@@ -27,9 +27,9 @@ from spacy.training import Example
 from thinc.api import Adam, fix_random_seed
 
 import scholarly_nlp
-from scholarly_nlp.ml.listener import transformer_listener_config
-from scholarly_nlp.metrics.csfcube import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
-from scholarly_nlp.readers.abstracts import abstract_doc, read_csfcube_abstracts
+from scholarly_nlp.ml import transformer_listener_config
+from scholarly_nlp.metrics import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
+from scholarly_nlp.readers import abstract_doc, read_csfcube_abstracts
 from scholarly_aspect_embedder.vectors import facet_search_vector
 
 GROUP_KEY = "aspect_group"

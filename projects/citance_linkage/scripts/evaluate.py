@@ -41,16 +41,16 @@ from typing import Callable, Optional
 
 import scholarly_nlp
 from scholarly_nlp.retrieval import top_sentences as bm25_link
-from scholarly_nlp.metrics.clscisumm import (
+from scholarly_nlp.metrics import (
     FACET_LABELS,
     clscisumm_task1_official,
     clscisumm_task1_per_citance,
     normalize_facet,
     official_task1_counts,
 )
-from scholarly_nlp.readers.clscisumm_cells import citance_task1_maps, official_task1_maps
-from scholarly_nlp.readers.clscisumm import annotation_files, read_folder_records, reference_folder_doc
-from scholarly_nlp.readers.clscisumm_csv import (
+from scholarly_nlp.readers import citance_task1_maps, official_task1_maps
+from scholarly_nlp.readers import annotation_files, read_folder_records, reference_folder_doc
+from scholarly_nlp.readers import (
     read_task1_rows,
     reference_text_markup,
     task1_row,

@@ -25,8 +25,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from scholarly_nlp.readers.clscisumm import read_folder_records
-from scholarly_nlp.readers.clscisumm_csv import task1_row, write_task1_csv
+from scholarly_nlp.readers import read_folder_records
+from scholarly_nlp.readers import task1_row, write_task1_csv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from preprocess import MANUAL_DIRS, data_folder  # noqa: E402

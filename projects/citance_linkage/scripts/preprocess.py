@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 import scholarly_nlp
-from scholarly_nlp.readers.clscisumm import reference_folder_doc
+from scholarly_nlp.readers import reference_folder_doc
 
 #: Summary categories of reader warnings: (label, pattern in the message).
 WARNING_KINDS = (

@@ -28,7 +28,7 @@ from pathlib import Path
 import scholarly_nlp
 from scholarly_contribution_detector.data import grouped_split
 from scholarly_contribution_linker.evaluation import read_contribution_gold
-from scholarly_nlp.readers.ncg import iter_ncg_papers
+from scholarly_nlp.readers import iter_ncg_papers
 
 
 def detector_corpora(ncg_dir: Path, out: Path, nlp, dev_fraction: float, seed: int, limit: int) -> dict:
