@@ -47,9 +47,8 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
-from scholarly_nlp.doc.roles import ROLE_GROUP, ROLES, abstract_sentences, set_roles
-from scholarly_nlp.ml.listener import transformer_listener_config
-from scholarly_nlp.ml.backbones import resolve_backbone
+from scholarly_nlp import ROLE_GROUP, ROLES, abstract_sentences, set_roles
+from scholarly_nlp.ml import resolve_backbone, transformer_listener_config
 
 from .role_model import ROLE_TAGGER_ARCH
 
