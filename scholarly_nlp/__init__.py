@@ -54,6 +54,7 @@ from .errors import (
     UnsafeInputError,
 )
 from .hookspecs import hookimpl
+from .component_spec import ComponentSpec
 from .components_api import add_component
 from .paper import BibEntry, Block, FigureInfo, InlineRef, Paper
 from .paper import Section as PaperSection
@@ -68,7 +69,7 @@ install_extensions()
 __all__ = [
     "ASPECTS", "FACETS", "ROLE_GROUP", "ROLES",
     "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_facet", "set_roles", "title_span",
-    "BibEntry", "Block", "PaperSection", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
+    "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
     "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnsafeInputError", "blank", "doc_from_json",

@@ -100,7 +100,6 @@ def register_metrics(register):
 @hookimpl
 def register_components(register):
     """The scientific sentence segmenter as a pipeline component."""
-    from .pipes.sentencizer import make_sentencizer
+    from .pipes.sentencizer import SPEC, make_sentencizer
 
-    register("scholarly_sentencizer", make_sentencizer, default_config={"overwrite": False},
-             assigns=["token.is_sent_start"])
+    register(SPEC, make_sentencizer)

@@ -4,11 +4,13 @@ A plugin is a module or object with functions decorated by :data:`hookimpl`. Reg
 hooks receive a ``register`` callback, so a plugin states what it adds and the core keeps
 track of who added what (``scholarly-nlp plugins`` lists it)::
 
-    from scholarly_nlp import hookimpl
+    from scholarly_nlp import ComponentSpec, hookimpl
+
+    SPEC = ComponentSpec("my_component", default_config={"threshold": 0.5})
 
     @hookimpl
     def register_components(register):
-        register("my_component", make_my_component, default_config={"threshold": 0.5})
+        register(SPEC, make_my_component)
 
 Plugins are found through the ``scholarly_nlp`` entry-point group of installed packages.
 """
@@ -28,9 +30,14 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def register_components(register: Any) -> None:
     """Register spaCy pipeline components.
 
-    Call ``register(name, factory, default_config=None, assigns=(), requires=(),
-    default_score_weights=None)``; ``factory(nlp, name, **config)`` returns the pipe,
-    exactly as for ``spacy.Language.factory``.
+    Call ``register(spec, factory)`` with the component's
+    :class:`~scholarly_nlp.ComponentSpec` (name, default config, assigns/requires, score
+    weights, ``._`` extensions), the same spec whose ``@spec.factory`` decorates
+    ``factory`` in the component's module; ``factory(nlp, name, **config)`` returns the
+    pipe, exactly as for ``spacy.Language.factory``. The short form ``register(name,
+    factory, default_config=None, assigns=(), requires=(), default_score_weights=None)``
+    builds the spec from its arguments. A name spaCy already knows with another factory
+    or other metadata is a :class:`~scholarly_nlp.PluginError`.
     """
 
 

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Optional
 import pluggy
 
 from . import hookspecs
+from .component_spec import ComponentSpec
 from .errors import PluginError, UnknownNameError
 from .hookspecs import PROJECT_NAME
 
@@ -68,13 +69,18 @@ class PluginRecord:
 
 
 @dataclass
-class ComponentSpec:
-    """A pipeline component a plugin registered."""
+class ComponentRecord:
+    """A pipeline component a plugin registered: its factory, its spec and who registered it."""
 
     name: str
     factory: Callable[..., Any]
     plugin: str
-    default_config: dict = field(default_factory=dict)
+    spec: ComponentSpec
+
+    @property
+    def default_config(self) -> dict:
+        """The factory's default config (from its spec)."""
+        return dict(self.spec.default_config)
 
 
 @dataclass
@@ -138,7 +144,7 @@ class PluginRegistry:
         self.allow = set(allow) if allow is not None else _env_list(ENV_ALLOW)
         self.disable = set(disable) if disable is not None else (_env_list(ENV_DISABLE) or set())
         self.plugins: dict[str, PluginRecord] = {}
-        self.components: dict[str, ComponentSpec] = {}
+        self.components: dict[str, ComponentRecord] = {}
         self.readers: dict[str, ReaderSpec] = {}
         self.metrics: dict[str, MetricSpec] = {}
         self._loaded = False
@@ -206,7 +212,7 @@ class PluginRegistry:
                 if impl.plugin is not plugin:
                     continue
                 try:
-                    impl.function(**{impl.argnames[0]: self._registrar(hook_name, record)})
+                    _call_hookimpl(impl, register=self._registrar(hook_name, record))
                 except Exception as exc:
                     self._skip(plugin, record, f"raised in {hook_name} ({type(exc).__name__}: {exc})",
                                error=f"{hook_name}: {type(exc).__name__}: {exc}")
@@ -254,37 +260,62 @@ class PluginRegistry:
 
         return register
 
-    def _register_component(self, plugin: str, name: str, factory: Callable[..., Any], default_config: Optional[dict] = None,
-                            assigns: Iterable[str] = (), requires: Iterable[str] = (),
-                            default_score_weights: Optional[dict] = None) -> str:
+    def _register_component(self, plugin: str, spec: Any, factory: Callable[..., Any], **metadata: Any) -> str:
+        """Register a component from its :class:`ComponentSpec` (or, for plugins written before
+        specs, from a name plus ``default_config``/``assigns``/``requires``/``default_score_weights``).
+
+        A factory spaCy already knows under that name (the component's module was imported, or
+        spaCy's ``spacy_factories`` entry point loaded it) must be the same function with the
+        same metadata; anything else is a :class:`PluginError` naming the difference.
+        """
         from spacy.language import Language
         from spacy.util import registry as spacy_registry
 
+        if isinstance(spec, ComponentSpec):
+            if metadata:
+                raise PluginError(f"component {spec.name!r}: pass its metadata in the ComponentSpec, not as "
+                                  f"keyword arguments ({', '.join(sorted(metadata))})")
+        else:
+            spec = ComponentSpec(name=spec, **{key: value for key, value in metadata.items() if value is not None})
+        name = spec.name
         _register_spacy_builtin_factories()
         if Language.has_factory(name):
             existing = spacy_registry.factories.get(Language.get_factory_name(name))
             if not _same_function(existing, factory):
                 owner = self.components[name].plugin if name in self.components else "spaCy or another package"
                 raise PluginError(f"component name {name!r} is already registered by {owner} with another factory")
+            differences = spec.differences(Language.get_factory_meta(name))
+            if differences:
+                raise PluginError(f"component {name!r} is already registered with other metadata: "
+                                  + "; ".join(differences))
         else:
-            Language.factory(name, default_config=default_config or {}, assigns=list(assigns), requires=list(requires),
-                             default_score_weights=default_score_weights or {})(factory)
-        self.components[name] = ComponentSpec(name=name, factory=factory, plugin=plugin, default_config=default_config or {})
+            spec.factory(factory)
+        spec.install_extensions()
+        if spec.extensions and plugin in self.plugins:
+            self.plugins[plugin].registered.setdefault("extensions", []).extend(spec.extensions)
+        self.components[name] = ComponentRecord(name=name, factory=factory, plugin=plugin, spec=spec)
         return name
+
+    def _check_free(self, kind: str, table: dict, name: str, function: Callable[..., Any]) -> None:
+        """A reader or metric name taken by another function is a PluginError (the same function again is fine)."""
+        if name in table and not _same_function(table[name].function, function):
+            raise PluginError(f"{kind} name {name!r} is already registered by {table[name].plugin} with another function")
 
     def _register_reader(self, plugin: str, name: str, function: Callable[..., Any], extensions: Iterable[str] = (),
                          description: str = "") -> str:
+        self._check_free("reader", self.readers, name, function)
         self.readers[name] = ReaderSpec(name=name, function=function, plugin=plugin,
                                         extensions=tuple(e.lower() for e in extensions), description=description)
         return name
 
     def _register_extension(self, plugin: str, obj: str, name: str, **kwargs: Any) -> str:
-        from .doc.extensions import set_extension
+        from .doc.extensions import install_extension
 
-        set_extension(obj, name, **kwargs)
+        install_extension(obj, name, owner=f"plugin {plugin!r}", **kwargs)
         return f"{obj}._.{name}"
 
     def _register_metric(self, plugin: str, name: str, function: Callable[..., Any], description: str = "") -> str:
+        self._check_free("metric", self.metrics, name, function)
         self.metrics[name] = MetricSpec(name=name, function=function, plugin=plugin, description=description)
         return name
 
@@ -310,7 +341,7 @@ class PluginRegistry:
             head = b""
         for impl in reversed(self.pm.hook.sniff_format.get_hookimpls()):
             try:
-                result = impl.function(path=path, head=head)
+                result = _call_hookimpl(impl, path=path, head=head)
             except Exception as exc:
                 self._fail(self.pm.get_name(impl.plugin), f"raised in sniff_format ({type(exc).__name__}: {exc})")
                 continue
@@ -322,9 +353,14 @@ class PluginRegistry:
         """Let every plugin add its sub-commands to the click group ``cli``."""
         for impl in self.pm.hook.register_commands.get_hookimpls():
             try:
-                impl.function(cli=cli)
+                _call_hookimpl(impl, cli=cli)
             except Exception as exc:
                 self._fail(self.pm.get_name(impl.plugin), f"raised in register_commands ({type(exc).__name__}: {exc})")
+
+
+def _call_hookimpl(impl: Any, **arguments: Any) -> Any:
+    """Call a hook implementation with the arguments it declares (pluggy's "any subset" rule)."""
+    return impl.function(**{name: value for name, value in arguments.items() if name in impl.argnames})
 
 
 def _register_spacy_builtin_factories() -> None:

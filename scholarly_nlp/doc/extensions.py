@@ -185,12 +185,6 @@ DOC_EXTENSIONS: dict[str, dict[str, Any]] = {
     "formulas": {"getter": get_formulas},
     "footnotes": {"getter": get_footnotes},
     "back_matter": {"getter": get_back_matter},
-    # Set by the aspect embedder: {aspect: float32 vector} for title/background/method/result.
-    "aspect_vectors": {"default": None},
-    # Set by the aspect embedder: float32 (n, width), one row per roles.aspect_sentences(doc).
-    "sentence_vectors": {"default": None},
-    # Aspects whose vector is a fallback (no sentence of that aspect): {aspect: reason}.
-    "aspect_fallbacks": {"default": None},
 }
 
 SPAN_EXTENSIONS: dict[str, dict[str, Any]] = {
@@ -205,11 +199,50 @@ def _span_role(span: Span) -> Optional[str]:
     return get_span_role(span)
 
 
+def extension_class(obj: str) -> type:
+    """The spaCy class whose ``._`` holds extensions of ``obj`` (``"doc"``, ``"span"`` or ``"token"``)."""
+    classes = {"doc": Doc, "span": Span, "token": Token}
+    if obj not in classes:
+        raise ValueError(f"extensions go on 'doc', 'span' or 'token', not {obj!r}")
+    return classes[obj]
+
+
 def set_extension(obj: str, name: str, **kwargs: Any) -> None:
     """Install one extension on Doc/Span/Token unless it already exists (idempotent)."""
-    cls = {"doc": Doc, "span": Span, "token": Token}[obj]
+    cls = extension_class(obj)
     if not cls.has_extension(name):
         cls.set_extension(name, **kwargs)
+
+
+def _function_key(function: Any) -> Any:
+    """Functions compare by module and qualified name, so a reloaded module's copy is the same."""
+    if function is None:
+        return None
+    return (getattr(function, "__module__", None), getattr(function, "__qualname__", repr(function)))
+
+
+def _signature(default: Any = None, method: Any = None, getter: Any = None, setter: Any = None) -> tuple:
+    return (repr(default), _function_key(method), _function_key(getter), _function_key(setter))
+
+
+def install_extension(obj: str, name: str, owner: str = "", **kwargs: Any) -> None:
+    """Install one extension, or check that the installed one was declared the same way.
+
+    Unlike :func:`set_extension`, an attribute already installed with another default,
+    getter, setter or method raises :class:`~scholarly_nlp.errors.PluginError` (two
+    packages would be writing different things under one name); ``owner`` names the
+    declaring component or plugin in that message.
+    """
+    cls = extension_class(obj)
+    if cls.has_extension(name):
+        if _signature(*cls.get_extension(name)) != _signature(**kwargs):
+            from ..errors import PluginError
+
+            who = f"{owner} declares" if owner else "declared"
+            raise PluginError(f"{who} {obj}._.{name} with {kwargs!r}, but it is already installed with other "
+                              f"arguments")
+        return
+    cls.set_extension(name, **kwargs)
 
 
 def install_extensions() -> None:

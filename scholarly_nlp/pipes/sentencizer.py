@@ -15,6 +15,7 @@ from spacy.attrs import SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..component_spec import ComponentSpec
 from ..text.segmenter import split_sentences
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -51,6 +52,12 @@ def _blocks(text: str):
     yield pos, text[pos:]
 
 
+SPEC = ComponentSpec(name="scholarly_sentencizer", default_config={"overwrite": False},
+                     assigns=("token.is_sent_start",))
+"""The component's one declaration (read by the built-in plugin's hook too)."""
+
+
+@SPEC.factory
 def make_sentencizer(nlp: Language, name: str, overwrite: bool) -> ScholarlySentencizer:
     """spaCy factory of the ``scholarly_sentencizer`` component."""
     return ScholarlySentencizer(nlp, name, overwrite=overwrite)

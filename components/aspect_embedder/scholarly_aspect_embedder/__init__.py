@@ -14,12 +14,15 @@ Faceted paper similarity over those vectors, the task harness of this component:
 :mod:`.vectors` holds the one scoring definition, :mod:`.index` the saved vector index,
 :mod:`.search` :func:`similar` (also the ``scholarly-nlp similar`` command, :mod:`.cli`),
 :mod:`.baselines`, :mod:`.pipeline_ranker` and :mod:`.csfcube_eval` the CSFCube evaluation.
-Importing the package does not import torch.
+Importing the package installs the component's ``._`` attributes (its :data:`.factory.SPEC`).
 """
 
+from .factory import SPEC
 from .index import AspectIndex, corpus_fingerprint, index_path_for
 from .search import SentenceMatch, SimilarPaper, similar
 from .vectors import FACET_WEIGHT, MissingAspectVectorsError, aspect_cosines, facet_search_vector, paper_vector
+
+SPEC.install_extensions()
 
 __version__ = "0.1.0"
 

@@ -26,7 +26,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
-from scholarly_nlp import ASPECTS, aspect_sentences
+from scholarly_nlp import ASPECTS, ComponentSpec, aspect_sentences
 from scholarly_nlp.ml import transformer_listener_config
 
 from .loss import aspect_triplet_loss
@@ -44,12 +44,25 @@ DEFAULT_MODEL = {
 }
 
 
-@Language.factory(
-    "aspect_embedder",
+SPEC = ComponentSpec(
+    name="aspect_embedder",
     default_config={"model": DEFAULT_MODEL, "margin": 0.2, "facet_weight": 1.0},
-    assigns=["doc._.aspect_vectors", "doc._.sentence_vectors", "doc._.aspect_fallbacks"],
+    assigns=("doc._.aspect_vectors", "doc._.sentence_vectors", "doc._.aspect_fallbacks"),
+    requires=("doc._.trf_data",),
     default_score_weights={"aspect_loss": None},
+    extensions={
+        # {aspect: float32 vector} for title/background/method/result; None for a Doc with no text.
+        "doc._.aspect_vectors": {"default": None},
+        # float32 (n, width), one row per scholarly_nlp.aspect_sentences(doc).
+        "doc._.sentence_vectors": {"default": None},
+        # Aspects whose vector is a fallback (no sentence of that aspect): {aspect: reason}.
+        "doc._.aspect_fallbacks": {"default": None},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_aspect_embedder(nlp: Language, name: str, model: Model, margin: float,
                          facet_weight: float) -> "AspectEmbedder":
     """spaCy factory of the aspect embedder."""
@@ -72,6 +85,7 @@ class AspectEmbedder(TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "aspect_embedder", *, margin: float = 0.2,
                  facet_weight: float = 1.0) -> None:
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

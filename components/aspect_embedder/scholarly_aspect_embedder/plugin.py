@@ -1,7 +1,7 @@
 """The aspect embedder's scholarly_nlp plugin: its component and its ``similar`` command.
 
 Its outputs (``doc._.aspect_vectors``, ``doc._.sentence_vectors``, ``doc._.aspect_fallbacks``)
-are core extensions, read by :func:`scholarly_aspect_embedder.similar`.
+are declared in its :data:`~.factory.SPEC`, read by :func:`scholarly_aspect_embedder.similar`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ from scholarly_nlp import hookimpl
 @hookimpl
 def register_components(register):
     """The ``aspect_embedder`` pipe."""
-    from .factory import make_aspect_embedder
+    from .factory import SPEC, make_aspect_embedder
 
-    register("aspect_embedder", make_aspect_embedder,
-             assigns=["doc._.aspect_vectors", "doc._.sentence_vectors", "doc._.aspect_fallbacks"],
-             requires=["doc._.trf_data"])
+    register(SPEC, make_aspect_embedder)
 
 
 @hookimpl

@@ -34,6 +34,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model
 
+from scholarly_nlp import ComponentSpec
 from scholarly_nlp.retrieval import SentenceIndex
 from scholarly_nlp.metrics import prf, task1a_counts
 from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded, score_pairs
@@ -48,8 +49,8 @@ DEFAULT_MODEL = {
 }
 
 
-@Language.factory(
-    "citance_linker",
+SPEC = ComponentSpec(
+    name="citance_linker",
     default_config={
         "model": DEFAULT_MODEL,
         "candidates": 30,
@@ -65,7 +66,15 @@ DEFAULT_MODEL = {
     },
     assigns=["doc._.citance_links"],
     default_score_weights={"citance_link_f1": 1.0, "citance_link_p": 0.0, "citance_link_r": 0.0},
+    extensions={
+        # citance id -> [{"sid", "index", "score"}, ...], best first; None until the pipe ran.
+        "doc._.citance_links": {"default": None},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_citance_linker(nlp: Language, name: str, model: Model, candidates: int, k: int, threshold: Optional[float],
                         position_boost: float, prior_fraction: float, bm25_weight: float, max_citances_per_doc: int,
                         max_negatives: int, batch_size: int, seed: int) -> "CitanceLinker":
@@ -99,6 +108,7 @@ class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
                  threshold: Optional[float] = None, position_boost: float = 1.5, prior_fraction: float = 0.3,
                  bm25_weight: float = 1.0, max_citances_per_doc: int = 8, max_negatives: int = 15,
                  batch_size: int = 64, seed: int = 0):
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -35,7 +35,9 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
-from .features import install_extensions, introduction_features, model_docs
+from scholarly_nlp import ComponentSpec
+
+from .features import contribution_sentences, introduction_features, model_docs
 
 ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
 
@@ -48,15 +50,26 @@ DEFAULT_MODEL = {
     "length": 262144,
 }
 
-install_extensions()
 
-
-@Language.factory(
-    "contribution_detector",
+SPEC = ComponentSpec(
+    name="contribution_detector",
     default_config={"model": DEFAULT_MODEL, "threshold": 0.5, "positive_weight": 4.5},
     assigns=list(ASSIGNS),
     default_score_weights={"contribution_f1": 1.0, "contribution_p": 0.0, "contribution_r": 0.0},
+    extensions={
+        # One probability per introduction sentence.
+        "doc._.contribution_scores": {"default": None},
+        # [start, end] token offsets of the detected sentences.
+        "doc._.contribution_sentence_offsets": {"default": None},
+        "doc._.contribution_sentences": {"getter": contribution_sentences},
+        # Training labels of NCG Docs.
+        "doc._.contribution_gold": {"default": None},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_contribution_detector(nlp: Language, name: str, model: Model, threshold: float,
                                positive_weight: float) -> "ContributionDetector":
     """spaCy factory of the contribution detector."""
@@ -77,7 +90,7 @@ class ContributionDetector(TrainablePipe):
             raise ValueError(f"contribution_detector: threshold must be in [0, 1], got {threshold!r}")
         if not float(positive_weight) > 0:
             raise ValueError(f"contribution_detector: positive_weight must be > 0, got {positive_weight!r}")
-        install_extensions()
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -31,8 +31,7 @@ from spacy.vocab import Vocab
 from .data import cue_flags
 
 __all__ = [
-    "EXTENSIONS",
-    "install_extensions",
+    "contribution_sentences",
     "text_tokens",
     "context_features",
     "first_in_section_flags",
@@ -43,29 +42,13 @@ __all__ = [
 _TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
 
 
-def _contribution_sentences(doc: Doc) -> Optional[list]:
-    """The detected contribution sentences as Spans (None until the pipe ran)."""
+def contribution_sentences(doc: Doc) -> Optional[list]:
+    """The detected contribution sentences as Spans (None until the pipe ran); the getter of
+    ``doc._.contribution_sentences``."""
     offsets = doc._.contribution_sentence_offsets
     if offsets is None:
         return None
     return [doc[int(start):int(end)] for start, end in offsets]
-
-
-#: The Doc extensions of the component (name -> set_extension keyword arguments).
-EXTENSIONS = {
-    "contribution_scores": {"default": None},
-    "contribution_sentence_offsets": {"default": None},
-    "contribution_sentences": {"getter": _contribution_sentences},
-    "contribution_gold": {"default": None},
-}
-
-
-def install_extensions() -> None:
-    """Install :data:`EXTENSIONS` on Doc (idempotent, via ``scholarly_nlp.set_extension``)."""
-    from scholarly_nlp import set_extension
-
-    for name, kwargs in EXTENSIONS.items():
-        set_extension("doc", name, **kwargs)
 
 
 def text_tokens(text: str) -> list[str]:

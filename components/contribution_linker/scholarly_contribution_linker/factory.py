@@ -51,7 +51,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-import scholarly_nlp
+from scholarly_nlp import ComponentSpec
 from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded
 
 from .candidates import PaperIndex, contribution_sentences, fuse
@@ -66,12 +66,9 @@ DEFAULT_MODEL = {
 #: Characters of a paragraph kept as ``text_start`` in ``doc._.contributions``.
 TEXT_START_CHARS = 80
 
-for _name in ("contributions", "contribution_scores", "contribution_pairs"):
-    scholarly_nlp.set_extension("doc", _name, default=None)
 
-
-@Language.factory(
-    "contribution_linker",
+SPEC = ComponentSpec(
+    name="contribution_linker",
     default_config={
         "model": DEFAULT_MODEL,
         "k": 5,
@@ -85,7 +82,20 @@ for _name in ("contributions", "contribution_scores", "contribution_pairs"):
     },
     assigns=["doc._.contributions"],
     default_score_weights={"contribution_link_hit1": 1.0, "contribution_link_mrr": 0.0},
+    extensions={
+        # The output: one entry per contribution sentence with its linked paragraphs.
+        "doc._.contributions": {"default": None},
+        # The contribution detector's per-introduction-sentence probabilities, read when set
+        # (declared with the detector's arguments, so either package may install it).
+        "doc._.contribution_scores": {"default": None},
+        # Training pairs on reference Docs.
+        "doc._.contribution_pairs": {"default": None},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_contribution_linker(nlp: Language, name: str, model: Model, k: int, detection_threshold: float,
                              bm25_weight: float, max_sentences_per_doc: int, max_negatives: int,
                              loss_temperature: float, batch_size: int, seed: int) -> "ContributionLinker":
@@ -129,6 +139,7 @@ class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePip
     def __init__(self, vocab: Vocab, model: Model, name: str = "contribution_linker", *, k: int = 5,
                  detection_threshold: float = 0.5, bm25_weight: float = 0.5, max_sentences_per_doc: int = 8,
                  max_negatives: int = 15, loss_temperature: float = 0.05, batch_size: int = 64, seed: int = 0):
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -31,6 +31,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 from thinc.types import Floats2d
 
+from scholarly_nlp import ComponentSpec
 from scholarly_nlp.metrics import facet_f1
 from scholarly_nlp.ml import folder_from_bytes, folder_to_bytes
 
@@ -48,12 +49,22 @@ CONFIG_FILE = "cfg"
 MODEL_DIR = "model"
 
 
-@Language.factory(
-    "citance_facet_classifier",
+SPEC = ComponentSpec(
+    name="citance_facet_classifier",
     default_config={"model": DEFAULT_MODEL, "threshold": 0.5, "min_labels": 1, "batch_size": 32},
     assigns=["doc._.citance_facets", "doc._.citance_facet_scores"],
     default_score_weights={"citance_facets_f1": 1.0, "citance_facets_p": 0.0, "citance_facets_r": 0.0},
+    extensions={
+        # citance id -> labels; None until the pipe ran.
+        "doc._.citance_facets": {"default": None},
+        # citance id -> {label: probability}.
+        "doc._.citance_facet_scores": {"default": None},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_citance_facet_classifier(nlp: Language, name: str, model: Model, threshold: float, min_labels: int,
                                   batch_size: int) -> "CitanceFacetClassifier":
     """spaCy factory of the citance facet classifier."""
@@ -80,6 +91,7 @@ class CitanceFacetClassifier(TrainablePipe):
     def __init__(self, vocab: Vocab, model: Model, name: str = "citance_facet_classifier", *,
                  threshold: float = 0.5, min_labels: int = 1, batch_size: int = 32,
                  labels: Sequence[str] = FACET_LABELS):
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

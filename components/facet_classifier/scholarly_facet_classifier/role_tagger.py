@@ -47,7 +47,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
-from scholarly_nlp import ROLE_GROUP, ROLES, abstract_sentences, set_roles
+from scholarly_nlp import ROLE_GROUP, ROLES, ComponentSpec, abstract_sentences, set_roles
 from scholarly_nlp.ml import resolve_backbone, transformer_listener_config
 
 from .role_model import ROLE_TAGGER_ARCH
@@ -73,12 +73,20 @@ ASSIGNS = ["doc.spans", "doc._.role_scores"]  # the "roles" span group and the s
 SCORE_WEIGHTS = {"roles_macro_f": 1.0, "roles_acc": 0.0}
 
 
-@Language.factory(
-    "sentence_role_tagger",
+SPEC = ComponentSpec(
+    name="sentence_role_tagger",
     default_config={"model": DEFAULT_ROLE_MODEL, "overwrite": False, "batch_size": 32},
     assigns=ASSIGNS,
     default_score_weights=SCORE_WEIGHTS,
+    extensions={
+        # One {role: probability} dict per abstract sentence; None until the pipe ran.
+        "doc._.role_scores": {"default": None},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_sentence_role_tagger(nlp: Language, name: str, model: Model, overwrite: bool,
                               batch_size: int) -> "SentenceRoleTagger":
     """spaCy factory of the abstract sentence role tagger."""
@@ -133,6 +141,7 @@ class SentenceRoleTagger(TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "sentence_role_tagger", *,
                  overwrite: bool = False, batch_size: int = 32):
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

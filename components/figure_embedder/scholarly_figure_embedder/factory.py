@@ -32,7 +32,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
-from scholarly_nlp import ScholarlyNLPError, set_extension, write_atomic
+from scholarly_nlp import ComponentSpec, ScholarlyNLPError, write_atomic
 from scholarly_nlp.ml import folder_from_bytes, folder_to_bytes
 
 from .features import FigureFeatures, Featurizer, make_batch
@@ -59,8 +59,8 @@ MODEL_FILE = "model"
 RELATIONS_FILE = "relations.json"
 
 
-@Language.factory(
-    "figure_embedder",
+SPEC = ComponentSpec(
+    name="figure_embedder",
     default_config={
         "model": DEFAULT_MODEL,
         "encoder": "all-MiniLM-L6-v2",
@@ -85,14 +85,21 @@ RELATIONS_FILE = "relations.json"
     },
     assigns=["doc._.figure_vectors"],
     default_score_weights={"figure_same_auc": 0.5, "figure_citing_auc": 0.5},
+    extensions={
+        # figure id -> embedding (list of floats); None until the pipe ran.
+        "doc._.figure_vectors": {"default": None},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_figure_embedder(nlp: Language, name: str, model: Model, encoder: str, include_tables: bool, window: int,
                          max_mentions: int, loss: str, same_paper_target: float, citation_target: float,
                          random_target: float, related_kinds: list[str], n_same: int, n_related: int, n_random: int,
                          max_anchors: int, margin: float, ce_scale: float, rerank_weight: float, n_candidates: int,
                          batch_size: int, seed: int) -> "FigureEmbedder":
     """spaCy factory of the figure embedder."""
-    set_extension("doc", "figure_vectors", default=None)  # also when spaCy loads it without the plugins
     return FigureEmbedder(nlp.vocab, model, name, encoder=encoder, include_tables=include_tables, window=window,
                           max_mentions=max_mentions, loss=loss, same_paper_target=same_paper_target,
                           citation_target=citation_target, random_target=random_target,
@@ -116,6 +123,7 @@ class FigureEmbedder(TrainablePipe):
         unknown = [k for k in related_kinds if k not in KINDS]
         if unknown:
             raise ValueError(f"unknown relation kinds {unknown}; known: {', '.join(KINDS)}")
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

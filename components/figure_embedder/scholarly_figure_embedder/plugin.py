@@ -1,4 +1,5 @@
-"""The figure embedder's scholarly_nlp plugin: its component, its Doc attribute, its command."""
+"""The figure embedder's scholarly_nlp plugin: its component (declared in :data:`.factory.SPEC`)
+and its command."""
 
 from __future__ import annotations
 
@@ -7,16 +8,10 @@ from scholarly_nlp import hookimpl
 
 @hookimpl
 def register_components(register):
-    """The ``figure_embedder`` pipe."""
-    from .factory import make_figure_embedder
+    """The ``figure_embedder`` pipe and its ``doc._.figure_vectors``."""
+    from .factory import SPEC, make_figure_embedder
 
-    register("figure_embedder", make_figure_embedder, assigns=["doc._.figure_vectors"])
-
-
-@hookimpl
-def register_extensions(register):
-    """``doc._.figure_vectors``: figure id -> embedding (list of floats); None until the pipe ran."""
-    register("doc", "figure_vectors", default=None)
+    register(SPEC, make_figure_embedder)
 
 
 @hookimpl

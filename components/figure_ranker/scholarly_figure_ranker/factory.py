@@ -27,6 +27,7 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
+from scholarly_nlp import ComponentSpec
 from scholarly_nlp.ml import HuggingFaceModelPipe, is_loaded, score_pairs
 
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
@@ -40,8 +41,18 @@ DEFAULT_MODEL = {
 CONFIG_FILE = "cfg"
 
 
-@Language.factory(
-    "figure_ranker",
+def figure_ranking(doc: Doc) -> list[str]:
+    """Candidate figure ids, best first (empty when the ranker has not run); the getter of
+    ``doc._.figure_ranking``."""
+    scores = doc._.figure_scores
+    if scores is None:
+        return []
+    candidates = [f.id for f in doc._.figures if f.id in scores or f.kind == "figure"]
+    return rank_figures(candidates, scores)
+
+
+SPEC = ComponentSpec(
+    name="figure_ranker",
     default_config={
         "model": DEFAULT_MODEL,
         "include_tables": False,
@@ -53,7 +64,18 @@ CONFIG_FILE = "cfg"
     },
     assigns=["doc._.figure_scores", "doc._.central_figure"],
     default_score_weights={"figure_proxy_mrr": 1.0, "figure_proxy_acc": 0.0},
+    extensions={
+        # figure id -> score; None until the pipe ran.
+        "doc._.figure_scores": {"default": None},
+        # The id of the central figure (None when the paper has no candidate).
+        "doc._.central_figure": {"default": None},
+        "doc._.figure_ranking": {"getter": figure_ranking},
+    },
 )
+"""The component's one declaration: the factory, the plugin hook and the extensions read it."""
+
+
+@SPEC.factory
 def make_figure_ranker(nlp: Language, name: str, model: Model, include_tables: bool, margin: float,
                        max_queries_per_doc: int, max_negatives: int, batch_size: int, seed: int) -> "FigureRanker":
     """spaCy factory of the figure ranker."""
@@ -68,6 +90,7 @@ class FigureRanker(HuggingFaceModelPipe, TrainablePipe):
     def __init__(self, vocab: Vocab, model: Model, name: str = "figure_ranker", *, include_tables: bool = False,
                  margin: float = 1.0, max_queries_per_doc: int = 4, max_negatives: int = 3, batch_size: int = 64,
                  seed: int = 0):
+        SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name

@@ -25,21 +25,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any, Optional
 
-from scholarly_nlp import set_extension
+from scholarly_nlp import ComponentSpec
 
-FACTORY_NAME = "citation_density"
-DEFAULT_CONFIG: dict[str, Any] = {"rollup": False}
 DOC_ATTRIBUTE = "citation_density"
-ASSIGNS = [f"doc._.{DOC_ATTRIBUTE}"]
 
-#: (object, name, set_extension keyword arguments) of every extension the plugin installs.
-EXTENSIONS: list[tuple[str, str, dict[str, Any]]] = [("doc", DOC_ATTRIBUTE, {"default": None})]
-
-
-def install_extensions() -> None:
-    """Install the plugin's ``._`` attributes; idempotent, safe to call any number of times."""
-    for obj, name, kwargs in EXTENSIONS:
-        set_extension(obj, name, **kwargs)
+SPEC = ComponentSpec(
+    name="citation_density",
+    default_config={"rollup": False},
+    assigns=[f"doc._.{DOC_ATTRIBUTE}"],
+    extensions={f"doc._.{DOC_ATTRIBUTE}": {"default": None}},
+)
+"""The component's one declaration: its factory, the plugin hook and its ``._`` attribute read it."""
 
 
 def _row(section: Any) -> dict[str, Any]:
@@ -95,7 +91,7 @@ class CitationDensity:
     def __init__(self, nlp: Any, name: str, rollup: bool):
         self.name = name
         self.rollup = bool(rollup)
-        install_extensions()  # also when spaCy builds the pipe before any plugin hook ran
+        SPEC.install_extensions()  # also when spaCy builds the pipe before any plugin hook ran
 
     def __call__(self, doc: Any) -> Any:
         """Summarise one Doc in place and return it."""
@@ -103,6 +99,7 @@ class CitationDensity:
         return doc
 
 
+@SPEC.factory
 def make_citation_density(nlp: Any, name: str, rollup: bool) -> CitationDensity:
     """spaCy factory of ``citation_density`` (``factory(nlp, name, **config)``)."""
     return CitationDensity(nlp, name, rollup=rollup)

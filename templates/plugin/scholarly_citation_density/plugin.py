@@ -13,19 +13,11 @@ from scholarly_nlp import hookimpl
 
 @hookimpl
 def register_components(register: Any) -> None:
-    """``citation_density``: citances per body section, stored in ``doc._.citation_density``."""
-    from .component import ASSIGNS, DEFAULT_CONFIG, FACTORY_NAME, make_citation_density
+    """``citation_density``: citances per body section, stored in ``doc._.citation_density``
+    (the component's spec, :data:`.component.SPEC`, declares the attribute too)."""
+    from .component import SPEC, make_citation_density
 
-    register(FACTORY_NAME, make_citation_density, default_config=dict(DEFAULT_CONFIG), assigns=ASSIGNS)
-
-
-@hookimpl
-def register_extensions(register: Any) -> None:
-    """``Doc._.citation_density`` (None until the component runs)."""
-    from .component import EXTENSIONS
-
-    for obj, name, kwargs in EXTENSIONS:
-        register(obj, name, **kwargs)
+    register(SPEC, make_citation_density)
 
 
 @hookimpl
