@@ -49,6 +49,11 @@ setup(
         "spacy_span_getters": [
             "scholarly_nlp.title_abstract_spans.v1 = scholarly_nlp.ml.abstract_spans:configure_title_abstract_spans",
         ],
-        "spacy_readers": ["scholarly_nlp.PaperCorpus.v1 = scholarly_nlp.training:create_paper_corpus"],
+        "spacy_readers": [
+            "scholarly_nlp.PaperCorpus.v1 = scholarly_nlp.training:create_paper_corpus",
+            "scholarly_nlp.CSAbstructCorpus.v1 = scholarly_nlp.readers.corpora:create_csabstruct_corpus",
+            "scholarly_nlp.CLSciSummCorpus.v1 = scholarly_nlp.readers.corpora:create_clscisumm_corpus",
+            "scholarly_nlp.PaperFiles.v1 = scholarly_nlp.readers.corpora:create_paper_files_corpus",
+        ],
     },
 )

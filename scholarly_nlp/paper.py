@@ -12,7 +12,7 @@ Offsets (``InlineRef.start/end``, ``Block.sentences``) are character offsets int
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from .errors import MalformedInputError
 
@@ -141,12 +141,20 @@ class BibEntry:
         }
 
 
+#: ``doc._.paper_meta`` keys the builder writes from the document model; ``Paper.meta`` may not set them.
+RESERVED_META_KEYS = ("paper_id", "source", "reader", "figures", "sections", "bibliography", "formulas",
+                      "footnotes", "back_matter")
+
+
 @dataclass
 class Paper:
     """A parsed paper, independent of spaCy.
 
     ``blocks`` are in source order; the builder puts them in reading order (see
-    ``BLOCK_KINDS``). ``reader`` names the reader that produced it.
+    ``BLOCK_KINDS``). ``reader`` names the reader that produced it. ``meta`` holds what a
+    dataset reader knows beyond the document model (CL-SciSumm's sentence ids under
+    ``"sids"``, say): JSON-able values the builder copies into ``doc._.paper_meta``, under
+    keys other than the document model's own (:data:`RESERVED_META_KEYS`).
     """
 
     paper_id: str
@@ -156,6 +164,7 @@ class Paper:
     sections: list[Section] = field(default_factory=list)
     figures: list[FigureInfo] = field(default_factory=list)
     bibliography: dict[str, BibEntry] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -170,7 +179,10 @@ class Paper:
         return [b for b in self.blocks if b.kind == kind]
 
     def check(self) -> None:
-        """Validate every block's offsets; raise MalformedInputError naming the source."""
+        """Validate every block's offsets and the meta keys; raise MalformedInputError naming the source."""
+        clashing = sorted(set(self.meta) & set(RESERVED_META_KEYS))
+        if clashing:
+            raise MalformedInputError(self.source, f"Paper.meta may not set the document model's keys {clashing}")
         for block in self.blocks:
             if block.kind not in BLOCK_KINDS:
                 raise MalformedInputError(self.source, f"unknown block kind {block.kind!r}")

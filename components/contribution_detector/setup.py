@@ -14,5 +14,6 @@ setup(
         "scholarly_nlp": ["contribution_detector = scholarly_contribution_detector.plugin"],
         # Declared directly too (as spacy-transformers does), so spacy.load finds it either way.
         "spacy_factories": ["contribution_detector = scholarly_contribution_detector.factory:make_contribution_detector"],
+        "spacy_readers": ["scholarly_contribution_detector.NCGCorpus.v1 = scholarly_contribution_detector.ncg_docs:create_ncg_corpus"],
     },
 )

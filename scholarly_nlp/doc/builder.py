@@ -221,6 +221,7 @@ def _section_spans(doc: Doc, paper: Paper, blocks: list[Block], starts: list[int
 
 def _meta(paper: Paper, section_order: list[int]) -> dict:
     return {
+        **paper.meta,
         "paper_id": paper.paper_id,
         "source": paper.source,
         "reader": paper.reader,

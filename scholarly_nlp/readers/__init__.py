@@ -5,7 +5,9 @@ the top level. This package declares, in ``__all__``, the dataset readers a comp
 project may use: CSFCube/CSAbstruct abstracts (:mod:`.abstracts`), CL-SciSumm folders,
 annotations and cells (:mod:`.clscisumm`, :mod:`.clscisumm_cells`, :mod:`.clscisumm_csv`),
 NCG papers (:mod:`.ncg`), and the format readers themselves (:func:`read_pdf`,
-:func:`read_tei`). Anything else under ``scholarly_nlp.readers`` is internal.
+:func:`read_tei`). The dataset readers are also spaCy corpus readers for training configs
+(``scholarly_nlp.CSAbstructCorpus.v1``, ``CLSciSummCorpus.v1``, ``PaperFiles.v1``:
+:mod:`.corpora`). Anything else under ``scholarly_nlp.readers`` is internal.
 
 Names are loaded on first access, so ``import scholarly_nlp`` (which imports
 :mod:`.dispatch`) loads no dataset reader.

@@ -287,12 +287,13 @@ def reference_paper(path: PathLike, *, paper_id: Optional[str] = None) -> tuple[
             sids.extend(sid for sid, _ in sentences)
     if not sids:
         raise EmptyDocumentError(source, "has no <S> sentence with text")
+    paper.meta["sids"] = sids
     paper.check()
     return paper, sids
 
 
 def read_reference_xml(path: PathLike, *, paper_id: Optional[str] = None) -> Paper:
-    """Read a CL-SciSumm ``Reference_XML`` (or ``Citance_XML``) file into a Paper."""
+    """Read a CL-SciSumm ``Reference_XML`` (or ``Citance_XML``) file into a Paper (sids in ``paper.meta["sids"]``)."""
     return reference_paper(path, paper_id=paper_id)[0]
 
 
@@ -303,12 +304,7 @@ def reference_doc(path: PathLike, nlp, *, paper_id: Optional[str] = None):
     """
     from ..doc.builder import paper_to_doc
 
-    paper, sids = reference_paper(path, paper_id=paper_id)
-    doc = paper_to_doc(paper, nlp)
-    meta = dict(doc._.paper_meta or {})
-    meta["sids"] = list(sids)
-    doc._.paper_meta = meta
-    return doc
+    return paper_to_doc(read_reference_xml(path, paper_id=paper_id), nlp)
 
 
 # --------------------------------------------------------------------------- records

@@ -23,14 +23,18 @@ Docs made here survive :func:`scholarly_nlp.save_docbin`, so ``spacy train`` wit
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator, Union
+from typing import Callable, Iterable, Iterator, Union
 
+from spacy.language import Language
 from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.util import registry
 from spacy.vocab import Vocab
 
 from scholarly_nlp.readers import NCGPaper, introduction_mask, iter_ncg_papers
 
-from .features import install_extensions, introduction_features
+from .factory import SPEC
+from .features import introduction_features
 
 __all__ = ["ncg_doc", "ncg_docs", "read_ncg_docs", "sentence_offsets"]
 
@@ -62,7 +66,7 @@ def _runs(values: list, lo: int, hi: int) -> list[tuple[int, int]]:
 
 def ncg_doc(paper: NCGPaper, vocab: Union[Vocab, object]) -> Doc:
     """The paper Doc of one NCG paper (see the module docstring); ``vocab`` may be an nlp."""
-    install_extensions()
+    SPEC.install_extensions()
     vocab = getattr(vocab, "vocab", vocab)
     words, offsets = sentence_offsets(paper)
     spaces = [True] * len(words)
@@ -137,3 +141,18 @@ def read_ncg_docs(root: Union[str, Path], vocab: Union[Vocab, object]) -> Iterat
     with a warning by :func:`scholarly_nlp.readers.ncg.iter_ncg_papers`)."""
     for paper in iter_ncg_papers(root):
         yield ncg_doc(paper, vocab)
+
+
+@registry.readers("scholarly_contribution_detector.NCGCorpus.v1")
+def create_ncg_corpus(path: Union[str, Path], limit: int = 0) -> Callable[[Language], Iterator[Example]]:
+    """NLPContributionGraph papers under ``path`` as training Examples of the detector (the
+    Doc of :func:`ncg_doc` on both sides; its ``contribution_gold`` is the signal);
+    ``limit`` > 0 caps the papers. A config names it in ``[corpora.train]``."""
+
+    def read(nlp: Language) -> Iterator[Example]:
+        for count, doc in enumerate(read_ncg_docs(path, nlp.vocab), start=1):
+            yield Example(doc.copy(), doc)
+            if limit and count >= limit:
+                return
+
+    return read
