@@ -11,9 +11,9 @@ from spacy.tokens import Doc
 
 from .doc.builder import paper_to_doc
 from .doc.extensions import install_extensions
-from .errors import ScholarlyNLPError
+from .errors import InputError, ScholarlyNLPError
 from .plugins import get_registry
-from .readers.dispatch import PathLike, read_paper, read_papers
+from .readers.dispatch import PathLike, ReaderOptions, read_paper, read_papers
 
 
 def blank(lang: str = "en") -> Language:
@@ -51,18 +51,37 @@ class DocResult:
 
 
 def read_many(inputs: Iterable[PathLike], nlp: Optional[Language] = None, format: Optional[str] = None,
-              run_pipeline: bool = False, **options: Any) -> Iterator[DocResult]:
-    """Read files, folders or globs lazily; a bad file is reported and the batch goes on.
+              run_pipeline: bool = False, *, workers: int = 1, reader_options: Optional[ReaderOptions] = None,
+              **options: Any) -> Iterator[DocResult]:
+    """Read files, folders or globs lazily, in input order; a bad file is reported and the batch goes on.
 
-    With ``run_pipeline=True`` each Doc also goes through ``nlp``'s components.
+    ``workers`` > 1 reads that many files at once (worker processes; see
+    :func:`scholarly_nlp.read_papers`); Docs are built here, in order. ``options`` go to
+    every reader (each ignores what it does not know); ``reader_options`` maps a reader
+    name to options for it alone, or to a function of the path that returns them, e.g.
+    ``{"pdf": {"image_dir": "figures/"}}``. With ``run_pipeline=True`` each Doc also goes
+    through ``nlp``'s components. Whatever fails for one paper (reading, building the Doc,
+    a component) becomes that paper's failed DocResult.
     """
     nlp = nlp or blank()
-    for result in read_papers(inputs, format, **options):
+    for result in read_papers(inputs, format, workers=workers, reader_options=reader_options, **options):
         if not result.ok:
             yield DocResult(path=result.path, error=result.error)
             continue
         try:
             doc = paper_to_doc(result.paper, nlp)
-            yield DocResult(path=result.path, doc=nlp(doc) if run_pipeline else doc)
-        except ScholarlyNLPError as exc:
+        except InputError as exc:
             yield DocResult(path=result.path, error=exc)
+            continue
+        except Exception as exc:  # one paper must not stop the batch
+            yield DocResult(path=result.path, error=InputError(
+                result.path, f"could not be built into a Doc ({type(exc).__name__}: {exc})"))
+            continue
+        if run_pipeline:
+            try:
+                doc = nlp(doc)
+            except Exception as exc:
+                yield DocResult(path=result.path, error=InputError(
+                    result.path, f"the pipeline failed on it ({type(exc).__name__}: {exc})"))
+                continue
+        yield DocResult(path=result.path, doc=doc)

@@ -56,7 +56,8 @@ def register_readers(register):
     register("clscisumm", _read_clscisumm, extensions=(),
              description="CL-SciSumm Reference_XML / Citance_XML paper (one sentence per <S>)")
     register("pdf", _read_pdf, extensions=(".pdf",), description="built-in PDF reader (no server)")
-    register("grobid", _read_pdf_with_grobid, extensions=(".pdf",), description="PDF through a GROBID server")
+    register("grobid", _read_pdf_with_grobid, extensions=(".pdf",), description="PDF through a GROBID server",
+             io_bound=True)
 
 
 @hookimpl

@@ -7,12 +7,11 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import click
 
-from .api import DocResult, blank
-from .doc.builder import paper_to_doc
+from .api import blank, read_many
 from .doc.serialize import save_docbin, save_json
 from .errors import ScholarlyNLPError
 from .naming import output_names, paper_stem
@@ -79,9 +78,11 @@ def cli() -> None:
 @click.option("--reader", default=None, help="Force a reader (tei, pdf, grobid, or a plugin's); default: sniffed.")
 @click.option("--grobid-url", default=None, help="Send PDFs to this GROBID server instead of the built-in PDF reader.")
 @click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Files read at once (worker processes; threads for GROBID). Default: 1, or 4 with GROBID.")
 @click.option("--quiet", is_flag=True, help="Only the summary line and failures.")
 def parse(paths: tuple[str, ...], out_dir: str, out_format: str, json_full: bool, reader: Optional[str],
-          grobid_url: Optional[str], images: bool, quiet: bool) -> None:
+          grobid_url: Optional[str], images: bool, jobs: Optional[int], quiet: bool) -> None:
     """Parse PDFs, TEI files, folders or globs into paper Docs, one output file per paper.
 
     Each output is named after its input file less the format extension (D10-1042.pdf ->
@@ -97,9 +98,9 @@ def parse(paths: tuple[str, ...], out_dir: str, out_format: str, json_full: bool
     names = dict(zip(files, output_names(files)))
     if grobid_url:
         reader = "grobid"
-    nlp = blank()
-    results = (_read_with_grobid(files, nlp, grobid_url) if reader == "grobid"
-               else _read_local(files, names, nlp, reader, out, images))
+    options = _reader_options(out, names, images, with_grobid=reader == "grobid", grobid_url=grobid_url)
+    default_jobs = options["grobid"]["service"].concurrency if reader == "grobid" else 1
+    results = read_many(files, blank(), format=reader, workers=jobs or default_jobs, reader_options=options)
     ok, failed = 0, []
     show_progress = not quiet and len(files) >= PROGRESS_MIN_FILES
     with click.progressbar(results, length=len(files), label="parsing", file=sys.stderr) if show_progress else _nullbar(results) as bar:
@@ -138,44 +139,23 @@ class _nullbar:
         return False
 
 
-def _read_local(files: list[str], names: dict[str, str], nlp, reader: Optional[str], out: Path,
-                images: bool) -> Iterator[DocResult]:
-    from .readers.dispatch import read_paper
+def _reader_options(out: Path, names: dict[str, str], images: bool, with_grobid: bool = False,
+                    grobid_url: Optional[str] = None) -> dict:
+    """Per-reader options of a run: where the PDF reader saves figure crops, which GROBID server to ask."""
+    options: dict = {}
+    if images:
+        options["pdf"] = lambda path: {"image_dir": str(_image_dir(out, path, names[path]))}
+    if with_grobid:
+        from .readers.grobid_service import GrobidService
 
-    for path in files:
-        try:
-            options = {"image_dir": str(_image_dir(out, path, names[path]))} if images and _is_pdf_reader(path, reader) else {}
-            yield DocResult(path=path, doc=paper_to_doc(read_paper(path, reader, **options), nlp))
-        except ScholarlyNLPError as exc:
-            yield DocResult(path=path, error=exc)
+        options["grobid"] = {"service": GrobidService(url=grobid_url)}
+    return options
 
 
 def _image_dir(out: Path, path: str, name: str) -> Path:
     """``<out>/images``; ``<out>/images/<name>`` for a paper whose output name was
     disambiguated (its figure files would otherwise take another paper's names)."""
     return out / "images" if name == paper_stem(path) else out / "images" / name
-
-
-def _is_pdf_reader(path: str, reader: Optional[str]) -> bool:
-    return (reader or get_registry().sniff(path)) == "pdf"
-
-
-def _read_with_grobid(files: list[str], nlp, url: Optional[str]) -> Iterator[DocResult]:
-    from .readers.grobid_service import GrobidService
-    from .readers.tei import parse_tei
-
-    service = GrobidService(url=url)
-    for path, outcome in service.process(files):
-        if isinstance(outcome, Exception):
-            error = outcome if isinstance(outcome, ScholarlyNLPError) else ScholarlyNLPError(f"{path}: {outcome}")
-            yield DocResult(path=str(path), error=error)
-            continue
-        try:
-            paper = parse_tei(outcome, source=str(path), paper_id=Path(path).stem)
-            paper.reader = "grobid"
-            yield DocResult(path=str(path), doc=paper_to_doc(paper, nlp))
-        except ScholarlyNLPError as exc:
-            yield DocResult(path=str(path), error=exc)
 
 
 def _write(doc, out: Path, name: str, out_format: str, json_full: bool = False) -> None:
@@ -218,8 +198,8 @@ def demo(out_dir: str) -> None:
     out = Path(out_dir)
     paths = [str(p) for p in sorted(folder.glob("demo_paper.*")) if p.suffix in (".pdf", ".xml")]
     names = dict(zip(paths, output_names(paths)))
-    for path in paths:
-        (result,) = list(_read_local([path], names, nlp, None, out, images=True))
+    for result in read_many(paths, nlp, reader_options=_reader_options(out, names, images=True)):
+        path = result.path
         if not result.ok:
             raise result.error
         doc = result.doc

@@ -25,6 +25,10 @@ class InputError(ScholarlyNLPError):
         where = f"{self.path}: " if self.path else ""
         super().__init__(f"{where}{reason}")
 
+    def __reduce__(self):
+        # Picklable with its own arguments: errors come back from reader worker processes.
+        return (type(self), (self.path, self.reason))
+
 
 class MalformedInputError(InputError):
     """The file is not well-formed for its format (broken XML, truncated PDF...)."""
@@ -68,7 +72,11 @@ class GrobidUnavailableError(ScholarlyNLPError):
         else:
             advice = (f"start one with '{self.START_SERVER}', or name your server with --grobid-url "
                       "or $SCHOLARLY_NLP_GROBID_URL.")
+        self.detail = detail
         super().__init__(f"No GROBID server answers at {url}{extra}; {advice}")
+
+    def __reduce__(self):
+        return (type(self), (self.url, self.detail, self.url_source))
 
 
 class GrobidProcessingError(InputError):
@@ -84,11 +92,15 @@ class UnknownComponentError(ScholarlyNLPError):
 
     def __init__(self, name: str, known: list[str]):
         self.name = name
+        self.known = list(known)
         known_list = ", ".join(sorted(known)) or "none"
         super().__init__(
             f"Unknown component {name!r}: no installed scholarly_nlp plugin registers it "
             f"(known: {known_list})."
         )
+
+    def __reduce__(self):
+        return (type(self), (self.name, self.known))
 
 
 class UnknownNameError(ScholarlyNLPError):
@@ -97,5 +109,9 @@ class UnknownNameError(ScholarlyNLPError):
     def __init__(self, kind: str, name: str, known: list[str]):
         self.kind = kind
         self.name = name
+        self.known = list(known)
         known_list = ", ".join(sorted(known)) or "none"
         super().__init__(f"Unknown {kind} {name!r} (known: {known_list}).")
+
+    def __reduce__(self):
+        return (type(self), (self.kind, self.name, self.known))

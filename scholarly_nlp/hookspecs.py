@@ -45,8 +45,10 @@ def register_components(register: Any) -> None:
 def register_readers(register: Any) -> None:
     """Register paper readers.
 
-    Call ``register(format_name, read_function, extensions=(".pdf",), description="")``;
-    ``read_function(path, **options)`` returns a :class:`scholarly_nlp.Paper`.
+    Call ``register(format_name, read_function, extensions=(".pdf",), description="",
+    io_bound=False)``; ``read_function(path, **options)`` returns a
+    :class:`scholarly_nlp.Paper`. ``io_bound=True`` says the reader waits on I/O (a server),
+    so concurrent batches run it in threads instead of worker processes.
     """
 
 

@@ -92,6 +92,7 @@ class ReaderSpec:
     plugin: str
     extensions: tuple[str, ...] = ()
     description: str = ""
+    io_bound: bool = False
 
 
 @dataclass
@@ -302,10 +303,11 @@ class PluginRegistry:
             raise PluginError(f"{kind} name {name!r} is already registered by {table[name].plugin} with another function")
 
     def _register_reader(self, plugin: str, name: str, function: Callable[..., Any], extensions: Iterable[str] = (),
-                         description: str = "") -> str:
+                         description: str = "", io_bound: bool = False) -> str:
         self._check_free("reader", self.readers, name, function)
         self.readers[name] = ReaderSpec(name=name, function=function, plugin=plugin,
-                                        extensions=tuple(e.lower() for e in extensions), description=description)
+                                        extensions=tuple(e.lower() for e in extensions), description=description,
+                                        io_bound=bool(io_bound))
         return name
 
     def _register_extension(self, plugin: str, obj: str, name: str, **kwargs: Any) -> str:

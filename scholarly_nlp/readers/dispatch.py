@@ -6,7 +6,7 @@ import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from ..errors import InputError, ScholarlyNLPError, UnknownFormatError
 from ..paper import Paper
@@ -63,30 +63,97 @@ def choose_format(path: PathLike, fmt: Optional[str] = None, registry: Optional[
     return sniffed
 
 
-def read_paper(path: PathLike, fmt: Optional[str] = None, registry: Optional[PluginRegistry] = None, **options: Any) -> Paper:
-    """Read one file with the chosen (or sniffed) reader; errors name the file and reason."""
+ReaderOptions = Mapping[str, Union[Mapping[str, Any], Callable[[str], Mapping[str, Any]]]]
+"""Per-reader options: reader name -> options, or -> a function of the path giving them."""
+
+
+def options_for(path: str, name: str, options: Mapping[str, Any], reader_options: Optional[ReaderOptions]) -> dict:
+    """The options the ``name`` reader gets for ``path``: ``options`` (for every reader), then
+    that reader's entry of ``reader_options`` (a dict, or a function of the path)."""
+    merged = dict(options)
+    entry = (reader_options or {}).get(name)
+    if entry is not None:
+        merged.update(entry(path) if callable(entry) else entry)
+    return merged
+
+
+def read_paper(path: PathLike, fmt: Optional[str] = None, registry: Optional[PluginRegistry] = None, *,
+               reader_options: Optional[ReaderOptions] = None, **options: Any) -> Paper:
+    """Read one file with the chosen (or sniffed) reader; errors name the file and reason.
+
+    ``options`` go to whichever reader reads the file (each reader ignores those it does not
+    know); ``reader_options`` maps a reader name to options for that reader alone, e.g.
+    ``{"pdf": {"image_dir": "figures/"}}``. A reader that fails in an unexpected way or
+    returns something other than a Paper gives an :class:`InputError` naming the file and
+    the reader; errors that are not about the file (no GROBID server) propagate.
+    """
     registry = registry or get_registry()
-    path = str(path)
+    path = _check_readable(str(path))
+    name = choose_format(path, fmt, registry)
+    return _read_with(registry, name, path, options_for(path, name, options, reader_options))
+
+
+def _check_readable(path: str) -> str:
     if not os.path.exists(path):
         raise InputError(path, "does not exist")
     if not os.access(path, os.R_OK) or os.path.isdir(path):
         raise InputError(path, "cannot be read (permission denied or not a file)")
-    name = choose_format(path, fmt, registry)
+    return path
+
+
+def _read_with(registry: PluginRegistry, name: str, path: str, options: Mapping[str, Any]) -> Paper:
+    """Call the ``name`` reader on ``path``; any failure but a batch-level one becomes an InputError."""
     try:
-        return registry.reader(name).function(path, **options)
-    except ScholarlyNLPError:
+        paper = registry.reader(name).function(path, **options)
+    except InputError:
         raise
-    except (OSError, ValueError, RuntimeError, KeyError, IndexError, TypeError) as exc:
-        # A reader bug or a file that breaks a library: still one clear line for this file.
+    except ScholarlyNLPError:
+        raise  # not about this file (no GROBID server, a plugin error): the batch cannot go on
+    except Exception as exc:  # a reader bug or a file that breaks a library: one clear line for this file
         raise InputError(path, f"could not be read by the {name!r} reader ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(paper, Paper):
+        raise InputError(path, f"the {name!r} reader returned {type(paper).__name__}, not a Paper")
+    return paper
 
 
-def read_papers(inputs: Iterable[PathLike], fmt: Optional[str] = None, registry: Optional[PluginRegistry] = None,
+def read_papers(inputs: Iterable[PathLike], fmt: Optional[str] = None, registry: Optional[PluginRegistry] = None, *,
+                workers: int = 1, reader_options: Optional[ReaderOptions] = None,
                 **options: Any) -> Iterator[ReadResult]:
-    """Read many files lazily (constant memory); a bad file becomes a failed ReadResult."""
+    """Read many files lazily, in input order; a bad file becomes a failed ReadResult.
+
+    ``workers`` > 1 reads that many files at once, in worker processes (threads for readers
+    registered as ``io_bound``, such as ``grobid``), with a bounded number of files in
+    flight, so memory stays constant. ``options`` and ``reader_options`` are those of
+    :func:`read_paper`; with workers they must be picklable (a ``reader_options`` function
+    runs here, not in the worker). An error that is not about one file (no GROBID server)
+    stops the batch.
+    """
     registry = registry or get_registry()
-    for path in expand_inputs(inputs, registry):
-        try:
-            yield ReadResult(path=path, paper=read_paper(path, fmt, registry, **options))
-        except ScholarlyNLPError as exc:
-            yield ReadResult(path=path, error=exc)
+    paths = expand_inputs(inputs, registry)
+    if workers <= 1:
+        for path in paths:
+            try:
+                yield ReadResult(path=path, paper=read_paper(path, fmt, registry, reader_options=reader_options,
+                                                             **options))
+            except InputError as exc:
+                yield ReadResult(path=path, error=exc)
+        return
+    from .concurrent import read_concurrently
+
+    yield from read_concurrently(paths, fmt, registry, workers, reader_options, options)
+
+
+def prepare(path: str, fmt: Optional[str], registry: PluginRegistry, options: Mapping[str, Any],
+            reader_options: Optional[ReaderOptions]) -> tuple[str, dict]:
+    """The reader name and options for one file of a batch (checks it is readable first)."""
+    _check_readable(path)
+    name = choose_format(path, fmt, registry)
+    return name, options_for(path, name, options, reader_options)
+
+
+def read_prepared(registry: PluginRegistry, name: str, path: str, options: Mapping[str, Any]) -> ReadResult:
+    """Read one prepared file; a file-level error becomes a failed ReadResult."""
+    try:
+        return ReadResult(path=path, paper=_read_with(registry, name, path, options))
+    except InputError as exc:
+        return ReadResult(path=path, error=exc)

@@ -8,7 +8,7 @@ from typing import Iterable, Iterator, Optional, Union
 from spacy.language import Language
 
 import scholarly_nlp
-from scholarly_nlp import DocResult, ScholarlyNLPError
+from scholarly_nlp import DocResult
 
 PathLike = Union[str, Path]
 
@@ -20,11 +20,5 @@ def read_papers(inputs: Iterable[PathLike], nlp: Optional[Language] = None,
     Only the PDF reader renders figures, so ``image_dir`` goes to PDFs alone. A file that
     cannot be read becomes a failed DocResult and the batch goes on.
     """
-    nlp = nlp or scholarly_nlp.blank()
-    registry = scholarly_nlp.get_registry()
-    for path in scholarly_nlp.expand_inputs(inputs):
-        options = {"image_dir": str(image_dir)} if image_dir is not None and registry.sniff(path) == "pdf" else {}
-        try:
-            yield DocResult(path=path, doc=scholarly_nlp.read(path, nlp=nlp, **options))
-        except ScholarlyNLPError as exc:
-            yield DocResult(path=path, error=exc)
+    options = {"pdf": {"image_dir": str(image_dir)}} if image_dir is not None else None
+    return scholarly_nlp.read_many(inputs, nlp, reader_options=options)
