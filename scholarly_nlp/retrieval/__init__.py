@@ -13,8 +13,7 @@ scikit-learn or torch.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy_exports import lazy_exports
 
 _EXPORTS = {
     "DEFAULT_K": "sentences",
@@ -33,16 +32,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    """The exported name ``name``, importing its module on first access."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
