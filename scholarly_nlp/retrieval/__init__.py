@@ -3,6 +3,8 @@
 * :mod:`.sentences`: BM25 over the sentences of one Doc with a position prior
   (:class:`SentenceIndex`, cached per Doc; :func:`top_sentences`), and the query cleaning
   (:func:`query_text`, :func:`strip_citation_markers`). Stage 1 of the citance linker.
+* :mod:`.doc_index`: :class:`DocIndex`, the base of per-Doc indexes cached weakly by their
+  Doc (the sentence index here, the contribution linker's paragraph index).
 * :mod:`.rankers`: rankers over a list of texts or Spans (:class:`BM25Ranker`,
   :class:`TfidfRanker`, :class:`EmbeddingRanker`), each ``rank(query, candidates)``;
   the contribution linker's BM25 candidate scores and its baselines.
@@ -24,6 +26,7 @@ _EXPORTS = {
     "strip_citation_markers": "sentences",
     "tokenize": "sentences",
     "top_sentences": "sentences",
+    "DocIndex": "doc_index",
     "BM25Ranker": "rankers",
     "EmbeddingRanker": "rankers",
     "TfidfRanker": "rankers",

@@ -24,15 +24,14 @@ query (so numbers and the paper's own citation markers are not matched either).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
-import weakref
 from collections.abc import Sequence
-from typing import ClassVar
 
 import bm25s
 import numpy as np
+
+from .doc_index import DocIndex
 
 __all__ = ["DEFAULT_K", "POSITION_BOOST", "PRIOR_FRACTION", "SentenceIndex", "query_text",
            "strip_citation_markers", "tokenize", "top_sentences"]
@@ -95,16 +94,7 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
     )
 
 
-def _text_key(doc) -> str:
-    """A digest of the Doc's text and sentence boundaries (guards against a stale cache)."""
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(doc.text.encode("utf-8", "surrogatepass"))
-    for sent in doc.sents:
-        digest.update(f"|{sent.start}".encode())
-    return digest.hexdigest()
-
-
-class SentenceIndex:
+class SentenceIndex(DocIndex):
     """A BM25 index over the sentences of one paper Doc (e.g. a cited reference paper).
 
     Build it with :meth:`for_doc` (cached per Doc) rather than the constructor.
@@ -114,68 +104,27 @@ class SentenceIndex:
     Doc has none); ``retriever`` (the :class:`bm25s.BM25`).
     """
 
-    #: Number of indexes built by this process (tests use it to check the cache).
-    builds: ClassVar[int] = 0
-    # Keyed weakly by the Doc. The value must not refer to the Doc strongly (a value that
-    # does keeps its own key alive, and the entry never goes): the index holds a weakref
-    # to the Doc and the sentence boundaries, and makes the Spans when asked.
-    _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()
-
     def __init__(self, doc, *, k1: float = 1.5, b: float = 0.75):
         sentences = list(doc.sents)
         if not sentences:
             raise ValueError("reference Doc has no sentences to index")
-        self._doc_ref = weakref.ref(doc)
         self._bounds = [(s.start, s.end) for s in sentences]
         meta = getattr(getattr(doc, "_", None), "paper_meta", None) if doc.has_extension("paper_meta") else None
         sids = (meta or {}).get("sids")
         self.sids: list[str] | None = list(sids) if sids and len(sids) == len(sentences) else None
-        self.key = _text_key(doc)
         tokens = tokenize([s.text for s in sentences])
         self.retriever = bm25s.BM25(k1=k1, b=b)
         self.retriever.index(tokens, show_progress=False)
         self._vocab = set(self.retriever.vocab_dict)
-        type(self).builds += 1
-
-    @property
-    def doc(self):
-        """The indexed Doc (held weakly: None once it has been garbage-collected)."""
-        return self._doc_ref()
+        super().__init__(doc)  # counted and cached only once it is built
 
     @property
     def sentences(self) -> list:
         """The Doc's sentence Spans in order (made on each access; bind it in loops)."""
-        doc = self._doc_ref()
+        doc = self.doc
         if doc is None:
             raise ReferenceError("the indexed Doc no longer exists")
         return [doc[start:end] for start, end in self._bounds]
-
-    # ------------------------------------------------------------------ cache
-    @classmethod
-    def for_doc(cls, doc) -> SentenceIndex:
-        """The index of ``doc``, built on first use and then reused.
-
-        Cached weakly by the Doc object (the entry goes when the Doc is garbage-collected;
-        the index does not keep it alive), and rebuilt if the Doc's text or sentence
-        boundaries no longer match the cached index.
-        """
-        key = _text_key(doc)
-        index = cls._cache.get(doc)
-        if index is not None and index.doc is doc and index.key == key:
-            return index
-        index = cls(doc)
-        cls._cache[doc] = index
-        return index
-
-    @classmethod
-    def clear_cache(cls) -> None:
-        """Forget every cached index (``builds`` is not reset)."""
-        cls._cache.clear()
-
-    @classmethod
-    def cache_size(cls) -> int:
-        """Number of cached indexes (one per live Doc that was queried)."""
-        return len(cls._cache)
 
     # ------------------------------------------------------------------ scoring
     def __len__(self) -> int:

@@ -18,14 +18,12 @@ from __future__ import annotations
 import hashlib
 import re
 import warnings
-import weakref
-from typing import ClassVar, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy
-from spacy.tokens import Span
 
 from scholarly_nlp import introduction_and_body
-from scholarly_nlp.retrieval import BM25Ranker
+from scholarly_nlp.retrieval import BM25Ranker, DocIndex
 
 __all__ = ["CONTRIBUTION_CUE", "PaperIndex", "contribution_sentences", "fuse", "scaled"]
 
@@ -33,30 +31,7 @@ __all__ = ["CONTRIBUTION_CUE", "PaperIndex", "contribution_sentences", "fuse", "
 CONTRIBUTION_CUE = re.compile(r"\b(?:we|our|ours|us)\b", re.IGNORECASE)
 
 
-def _doc_key(doc) -> str:
-    """A digest of the Doc's text, sentence starts and paragraph starts (guards the cache)."""
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(doc.text.encode("utf-8", "surrogatepass"))
-    if doc.has_annotation("SENT_START"):
-        for sent in doc.sents:
-            digest.update(f"|{sent.start}".encode())
-    for para in doc.spans["paragraphs"] if "paragraphs" in doc.spans else []:
-        digest.update(f"#{para.start}:{para.end}".encode())
-    return digest.hexdigest()
-
-
-def _span_key(span) -> tuple:
-    return (span.start, span.end, span.label, span.kb_id, span.id)
-
-
-def _spans(doc, keys) -> list:
-    if doc is None:
-        raise ReferenceError("the indexed Doc no longer exists")
-    return [Span(doc, start, end, label=label, kb_id=kb_id, span_id=span_id)
-            for start, end, label, kb_id, span_id in keys]
-
-
-class PaperIndex:
+class PaperIndex(DocIndex):
     """A paper's introduction sentences, body paragraphs and the BM25 index over the body.
 
     Build it with :meth:`for_doc` (cached weakly per Doc, rebuilt when the Doc's text,
@@ -64,54 +39,31 @@ class PaperIndex:
     sentence Spans), ``paragraphs`` (body paragraph Spans), ``texts`` (their texts).
     """
 
-    #: Number of indexes built by this process (tests use it to check the cache).
-    builds: ClassVar[int] = 0
-    # Keyed weakly by the Doc. The value must not refer to the Doc strongly (a value that
-    # does keeps its own key alive, and the entry never goes): the index holds a weakref
-    # to the Doc and the spans' boundaries, and makes the Spans when asked.
-    _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()
-
     def __init__(self, doc):
-        self._doc_ref = weakref.ref(doc)
-        self.key = _doc_key(doc)
+        super().__init__(doc)
         sentences, paragraphs = introduction_and_body(doc)
-        self._sentences = [_span_key(s) for s in sentences]
-        self._paragraphs = [_span_key(p) for p in paragraphs]
+        self._sentences = self.span_keys(sentences)
+        self._paragraphs = self.span_keys(paragraphs)
         self.texts = [p.text for p in paragraphs]
         self._bm25 = BM25Ranker()
-        type(self).builds += 1
 
-    @property
-    def doc(self):
-        """The indexed Doc (held weakly: None once it has been garbage-collected)."""
-        return self._doc_ref()
+    @classmethod
+    def doc_key(cls, doc) -> str:
+        """Text and sentence starts (:class:`DocIndex`), plus the paragraph boundaries."""
+        digest = hashlib.blake2b(super().doc_key(doc).encode(), digest_size=16)
+        for para in doc.spans["paragraphs"] if "paragraphs" in doc.spans else []:
+            digest.update(f"#{para.start}:{para.end}".encode())
+        return digest.hexdigest()
 
     @property
     def sentences(self) -> list:
         """Introduction sentence Spans (made on each access; bind it in loops)."""
-        return _spans(self._doc_ref(), self._sentences)
+        return self.spans(self._sentences)
 
     @property
     def paragraphs(self) -> list:
         """Body paragraph Spans (made on each access; bind it in loops)."""
-        return _spans(self._doc_ref(), self._paragraphs)
-
-    @classmethod
-    def for_doc(cls, doc) -> "PaperIndex":
-        """The index of ``doc``, built on first use and then reused (the entry goes when
-        the Doc is garbage-collected; the index does not keep it alive)."""
-        key = _doc_key(doc)
-        index = cls._cache.get(doc)
-        if index is not None and index.doc is doc and index.key == key:
-            return index
-        index = cls(doc)
-        cls._cache[doc] = index
-        return index
-
-    @classmethod
-    def cache_size(cls) -> int:
-        """Number of cached indexes (one per live Doc that was queried)."""
-        return len(cls._cache)
+        return self.spans(self._paragraphs)
 
     def bm25(self, text: str) -> numpy.ndarray:
         """BM25 score of every body paragraph for ``text`` (zeros when nothing is shared)."""
