@@ -19,7 +19,7 @@ import torch
 
 import scholarly_nlp
 from scholarly_nlp import Block, FigureInfo, Paper, paper_to_doc
-from scholarly_nlp.paper import Section
+from scholarly_nlp import PaperSection as Section
 
 ABSTRACT = [
     "We study how a paper's own figure mentions can supervise a central-figure ranker.",

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scholarly_nlp import ScholarlyNLPError
-from scholarly_nlp.paper import Paper
+from scholarly_nlp import Paper
 from scholarly_nlp.readers import read_pdf
 
 TEI_NS = {"t": "http://www.tei-c.org/ns/1.0"}
