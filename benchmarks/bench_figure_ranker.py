@@ -18,8 +18,7 @@ import time
 import torch
 
 import scholarly_nlp
-from scholarly_nlp import Block, FigureInfo, Paper, paper_to_doc
-from scholarly_nlp import PaperSection as Section
+from scholarly_nlp import Block, FigureInfo, Paper, PaperSection, paper_to_doc
 
 ABSTRACT = [
     "We study how a paper's own figure mentions can supervise a central-figure ranker.",
@@ -47,7 +46,7 @@ def benchmark_paper() -> Paper:
               Block(kind="abstract", text=" ".join(ABSTRACT))]
     blocks += [Block(kind="caption", text=c, figure_id=f"fig_{i}") for i, c in enumerate(CAPTIONS)]
     figures = [FigureInfo(id=f"fig_{i}", label=str(i + 1)) for i in range(len(CAPTIONS))]
-    return Paper(paper_id="bench", blocks=blocks, sections=[Section(title="")], figures=figures)
+    return Paper(paper_id="bench", blocks=blocks, sections=[PaperSection(title="")], figures=figures)
 
 
 def time_it(fn, repeats: int) -> list[float]:
