@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import pytest
 from spacy.util import registry
@@ -22,10 +22,12 @@ from scholarly_nlp.readers import read_reference_xml
 from conftest import shared
 
 
-def corpus_from_config(text: str, **paths: str):
-    """Resolve a ``[corpora.train]`` block the way ``spacy train`` does."""
-    config = Config().from_str(textwrap.dedent(text).format(**paths))
-    return registry.resolve(config)["corpora"]["train"]
+def corpus_from_config(reader: str, **settings):
+    """Resolve a ``[corpora.train]`` block naming ``reader`` the way ``spacy train`` does."""
+    lines = ["[corpora]", "[corpora.train]", f'@readers = "{reader}"']
+    lines += [f'{key} = "{value}"' if isinstance(value, (str, Path)) else f"{key} = {value}"
+              for key, value in settings.items()]
+    return registry.resolve(Config().from_str("\n".join(lines)))["corpora"]["train"]
 
 
 def test_a_dataset_reader_puts_its_keys_in_paper_meta(nlp):
@@ -47,13 +49,7 @@ def test_paper_meta_may_not_replace_the_document_model():
 
 def test_csabstruct_corpus_keeps_gold_roles_on_the_reference_side(nlp):
     path = shared("csabstruct", "dev.jsonl")
-    corpus = corpus_from_config("""
-        [corpora]
-        [corpora.train]
-        @readers = "scholarly_nlp.CSAbstructCorpus.v1"
-        path = "{path}"
-        limit = 5
-    """, path=path)
+    corpus = corpus_from_config("scholarly_nlp.CSAbstructCorpus.v1", path=path, limit=5)
     examples = list(corpus(nlp))
     assert len(examples) == 5
     for example in examples:
@@ -66,13 +62,7 @@ def test_csabstruct_corpus_keeps_gold_roles_on_the_reference_side(nlp):
 
 def test_clscisumm_corpus_reads_reference_folders_with_their_citances(nlp):
     root = shared("clscisumm", "train-manual")
-    corpus = corpus_from_config("""
-        [corpora]
-        [corpora.train]
-        @readers = "scholarly_nlp.CLSciSummCorpus.v1"
-        path = "{path}"
-        limit = 2
-    """, path=root)
+    corpus = corpus_from_config("scholarly_nlp.CLSciSummCorpus.v1", path=root, limit=2)
     examples = list(corpus(nlp))
     assert [e.reference._.paper_meta["paper_id"] for e in examples] == sorted(p.name for p in root.iterdir())[:2]
     for example in examples:
@@ -87,12 +77,7 @@ def test_paper_files_corpus_reads_tei_and_skips_bad_files_by_name(nlp, tmp_path)
     for source in sources:
         (tmp_path / source.name).write_bytes(source.read_bytes())
     (tmp_path / "broken.tei.xml").write_text("<TEI><text><body><p>unclosed", encoding="utf-8")
-    corpus = corpus_from_config("""
-        [corpora]
-        [corpora.train]
-        @readers = "scholarly_nlp.PaperFiles.v1"
-        path = "{path}"
-    """, path=tmp_path)
+    corpus = corpus_from_config("scholarly_nlp.PaperFiles.v1", path=tmp_path)
     with pytest.warns(UserWarning, match=r"broken\.tei\.xml: skipped"):
         examples = list(corpus(nlp))
     assert sorted(e.reference._.paper_meta["paper_id"] for e in examples) == sorted(
@@ -103,13 +88,7 @@ def test_paper_files_corpus_reads_tei_and_skips_bad_files_by_name(nlp, tmp_path)
 def test_ncg_corpus_of_the_contribution_detector(nlp):
     pytest.importorskip("scholarly_contribution_detector")
     root = shared("nlpcontributiongraph", "natural_language_inference")
-    corpus = corpus_from_config("""
-        [corpora]
-        [corpora.train]
-        @readers = "scholarly_contribution_detector.NCGCorpus.v1"
-        path = "{path}"
-        limit = 2
-    """, path=root)
+    corpus = corpus_from_config("scholarly_contribution_detector.NCGCorpus.v1", path=root, limit=2)
     examples = list(corpus(nlp))
     assert len(examples) == 2
     for example in examples:
