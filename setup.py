@@ -33,6 +33,9 @@ setup(
         "requests>=2.34,<3",
         "weasel>=1.0.1,<2",
         "bm25s>=0.3.16,<0.4",
+        # LoRA adapters: fine-tuned encoders ship as adapters over the installed backbone
+        "peft>=0.17.1,<0.18",
+        "accelerate>=1.15,<2",
     ],
     extras_require={"test": ["pytest>=8.4,<10", "pypdf>=7.1,<8", "jsonschema>=4.26,<5"]},
     entry_points={

