@@ -100,7 +100,8 @@ def register_metrics(register):
 
 @hookimpl
 def register_components(register):
-    """The scientific sentence segmenter as a pipeline component."""
-    from .pipes.sentencizer import SPEC, make_sentencizer
+    """The scientific sentence segmenter, and the shared transformer that saves its backbone by reference."""
+    from .pipes import sentencizer, shared_transformer
 
-    register(SPEC, make_sentencizer)
+    register(sentencizer.SPEC, sentencizer.make_sentencizer)
+    register(shared_transformer.SPEC, shared_transformer.make_scholarly_transformer)

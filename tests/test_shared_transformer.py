@@ -1,0 +1,66 @@
+"""``scholarly_transformer``: a saved pipeline refers to its backbone instead of copying it
+(issue 13, item 2), and loads back to the same outputs in a fresh ``spacy.load``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy
+import pytest
+import spacy
+
+import scholarly_nlp
+from scholarly_nlp.ml.adapters import BACKBONE_FILE
+from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+from conftest import shared
+
+
+@pytest.fixture(scope="module")
+def backbone(tmp_path_factory):
+    return str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
+
+
+@pytest.fixture(scope="module")
+def paper():
+    return shared("tei", "acl", "D14-1003.tei.xml")
+
+
+def pipeline(backbone):
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("scholarly_transformer", name="transformer", config={"model": {"name": backbone}})
+    nlp.initialize()
+    return nlp
+
+
+def vectors(nlp, path):
+    doc = nlp(scholarly_nlp.read(path, nlp=nlp))
+    return numpy.asarray(doc._.trf_data.model_output.last_hidden_state).reshape(-1)
+
+
+def test_a_saved_pipeline_refers_to_its_backbone_and_loads_back(backbone, paper, tmp_path):
+    nlp = pipeline(backbone)
+    before = vectors(nlp, paper)
+    nlp.to_disk(tmp_path / "pipe")
+    folder = tmp_path / "pipe" / "transformer"
+    assert sorted(p.name for p in folder.iterdir()) == [BACKBONE_FILE, "cfg"]
+    record = json.loads((folder / BACKBONE_FILE).read_text())
+    assert record["layout"] == "backbone" and record["backbone_digest"]
+    loaded = spacy.load(tmp_path / "pipe")
+    numpy.testing.assert_allclose(vectors(loaded, paper), before, rtol=1e-5, atol=1e-6)
+    # nlp.to_bytes / from_bytes (multiprocessing) take the same path
+    again = spacy.blank("en")
+    again.add_pipe("scholarly_transformer", name="transformer", config={"model": {"name": backbone}})
+    again.from_bytes(nlp.to_bytes())
+    numpy.testing.assert_allclose(vectors(again, paper), before, rtol=1e-5, atol=1e-6)
+
+
+def test_a_fine_tuned_transformer_is_written_whole(backbone, paper, tmp_path):
+    import torch
+
+    nlp = pipeline(backbone)
+    with torch.no_grad():
+        next(nlp.get_pipe("transformer").model.transformer.parameters()).add_(0.5)
+    nlp.to_disk(tmp_path / "pipe")
+    assert not (tmp_path / "pipe" / "transformer" / BACKBONE_FILE).exists()
+    assert (tmp_path / "pipe" / "transformer" / "model").exists()
