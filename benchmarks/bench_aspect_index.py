@@ -1,11 +1,13 @@
-"""Query latency of the saved aspect index (faceted paper similarity) at 100k papers.
+"""Query latency of the saved aspect index (paper similarity on one aspect) at 100k papers.
 
 Synthetic random unit aspect vectors (width 384, 10% of papers lack each abstract aspect)
-are indexed with ``AspectIndex.from_arrays``; then 100 queries (k=10, facet ``method``) are
+are indexed with ``AspectIndex.from_arrays``; then 100 queries (k=10, aspect ``method``) are
 timed against the memory-mapped index and against the same index loaded into memory, and
 checked to give identical results.
 
-    python benchmarks/bench_aspect_index.py [--papers 100000] [--width 384] [--queries 100]
+    python benchmarks/bench_aspect_index.py [--papers 100000] [--width 384] [--queries 100] [--aspect method]
+
+(``--facet``, the old name of ``--aspect``, still works.)
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy  # noqa: E402
 
 from scholarly_aspect_embedder.index import AspectIndex  # noqa: E402
-from scholarly_aspect_embedder.vectors import facet_search_vectors  # noqa: E402
+from scholarly_aspect_embedder.vectors import aspect_search_vectors  # noqa: E402
 
 MISSING_SHARE = 0.1
 
@@ -48,16 +50,16 @@ def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def time_queries(indexes: list[AspectIndex], queries: numpy.ndarray, facet: str, k: int) -> list[tuple[list, list]]:
+def time_queries(indexes: list[AspectIndex], queries: numpy.ndarray, aspect: str, k: int) -> list[tuple[list, list]]:
     """Per-query seconds and results for each index, interleaved query by query (so that load
     from other processes hits all alike), after one warm-up query each."""
     for index in indexes:
-        index.search(queries[0], facet, k)
+        index.search(queries[0], aspect, k)
     out: list[tuple[list, list]] = [([], []) for _ in indexes]
     for query in queries:
         for index, (times, results) in zip(indexes, out):
             start = time.perf_counter()
-            results.append(index.search(query, facet, k))
+            results.append(index.search(query, aspect, k))
             times.append(time.perf_counter() - start)
     return out
 
@@ -76,13 +78,14 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=384)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("-k", type=int, default=10)
-    parser.add_argument("--facet", default="method")
+    parser.add_argument("--aspect", "--facet", dest="aspect", default="method",
+                        help="the query aspect (--facet: its deprecated name)")
     parser.add_argument("--workdir", default=None, help="where to build the index (default: a temporary folder)")
     parser.add_argument("--out", default=str(RESULTS_DIR / "aspect_index.json"))
     args = parser.parse_args()
 
     aspects = synthetic_aspects(args.papers, args.width, seed=0)
-    queries = facet_search_vectors(synthetic_aspects(args.queries, args.width, seed=1), args.facet)
+    queries = aspect_search_vectors(synthetic_aspects(args.queries, args.width, seed=1), args.aspect)
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-aspect-index-"))
     try:
         start = time.perf_counter()
@@ -95,8 +98,8 @@ def main() -> None:
         in_memory = AspectIndex.load(workdir / "index", mmap=False)
         load_s = time.perf_counter() - start
         (mmap_times, mmap_results), (memory_times, memory_results) = time_queries(
-            [mmapped, in_memory], queries, args.facet, args.k)
-        matrix = numpy.asarray(in_memory.facets[args.facet])
+            [mmapped, in_memory], queries, args.aspect, args.k)
+        matrix = numpy.asarray(in_memory.search_vectors[args.aspect])
         brute = [numpy.argsort(numpy.linalg.norm(matrix - q, axis=1), kind="stable")[: args.k].tolist() for q in queries[:5]]
         exact = all([r for r, _d in res] == b for res, b in zip(memory_results, brute))
     finally:
@@ -104,7 +107,7 @@ def main() -> None:
             shutil.rmtree(workdir, ignore_errors=True)
 
     result = {
-        "papers": args.papers, "width": args.width, "queries": args.queries, "k": args.k, "facet": args.facet,
+        "papers": args.papers, "width": args.width, "queries": args.queries, "k": args.k, "aspect": args.aspect,
         "build_s": build_s, "index_bytes": size, "in_memory_load_s": load_s,
         "mmap": summary(mmap_times), "in_memory": summary(memory_times),
         "mmap_equals_in_memory": mmap_results == memory_results, "equals_brute_force_first_5": exact,

@@ -1,10 +1,10 @@
 """CSFCube faceted similarity: the TF-IDF, BM25 and zero-shot MiniLM baselines.
 
 Every baseline of :mod:`scholarly_aspect_embedder.baselines` is prepared on all CSFCube
-abstracts of ``--data-dir`` and ranks every query's pool for its facet; the ranked pools are
-written in CSFCube's official format (``test-pid2pool-csfcube-<model>-<facet>-ranked.json``)
+abstracts of ``--data-dir`` and ranks every query's pool for its query aspect; the ranked pools are
+written in CSFCube's official format (``test-pid2pool-csfcube-<model>-<aspect>-ranked.json``)
 to ``--out-dir`` and :func:`scholarly_aspect_embedder.csfcube_eval.csfcube_metrics` gives
-MAP, NDCG%20, NDCG@20, MRR and R@20 per facet, for ``all`` and per fold of
+MAP, NDCG%20, NDCG@20, MRR and R@20 per aspect, for ``all`` and per fold of
 ``evaluation_splits.json``. The metrics go to ``<out-dir>/metrics.json``; Markdown tables
 (MAP / NDCG%20, whole data and each fold) are printed.
 

@@ -27,13 +27,13 @@ from .doc.serialize import (
 )
 from .doc.roles import (
     ASPECTS,
-    FACETS,
+    QUERY_ASPECTS,
     ROLE_GROUP,
     ROLES,
     abstract_sentences,
     aspect_of_role,
     aspect_sentences,
-    check_facet,
+    check_aspect,
     set_roles,
     title_span,
 )
@@ -67,8 +67,8 @@ __version__ = "0.1.0"
 install_extensions()
 
 __all__ = [
-    "ASPECTS", "FACETS", "ROLE_GROUP", "ROLES",
-    "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_facet", "set_roles", "title_span",
+    "ASPECTS", "QUERY_ASPECTS", "ROLE_GROUP", "ROLES",
+    "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_aspect", "set_roles", "title_span",
     "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",

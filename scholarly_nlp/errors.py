@@ -104,7 +104,7 @@ class UnknownComponentError(ScholarlyNLPError):
 
 
 class UnknownNameError(ScholarlyNLPError):
-    """A reader, metric or facet name that nothing registered."""
+    """A reader, metric or aspect name that nothing registered."""
 
     def __init__(self, kind: str, name: str, known: list[str]):
         self.kind = kind

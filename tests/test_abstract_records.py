@@ -15,7 +15,7 @@ from scholarly_nlp.doc.roles import (
     abstract_sentences,
     aspect_of_role,
     aspect_sentences,
-    check_facet,
+    check_aspect,
     set_roles,
     title_span,
 )
@@ -112,9 +112,9 @@ def test_set_roles_errors(nlp):
 def test_aspects_of_roles_and_sentences(nlp):
     assert [aspect_of_role(r) for r in ROLES] == ["background", "background", "method", "result", None]
     assert aspect_of_role(None) is None and aspect_of_role("novelty") is None
-    assert check_facet("method") == "method"
-    with pytest.raises(UnknownNameError, match="facet"):
-        check_facet("title")
+    assert check_aspect("method") == "method"
+    with pytest.raises(UnknownNameError, match="aspect"):
+        check_aspect("title")
     record = AbstractRecord("1", "A title", ["Why.", "Goal.", "How.", "Found.", "Thanks."],
                             ["background", "objective", "method", "result", "other"])
     pairs = aspect_sentences(abstract_doc(record, nlp))

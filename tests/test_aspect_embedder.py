@@ -129,7 +129,7 @@ def test_pipeline_and_docbin_round_trips_keep_the_vectors(trained_docs, tmp_path
 
 def test_similar_ranks_the_components_output_and_explains_each_hit(trained_docs):
     _, docs = trained_docs
-    hits = similar(docs[0], docs, facet="method", k=5)
+    hits = similar(docs[0], docs, aspect="method", k=5)
     assert len(hits) == 5 and docs[0]._.paper_id not in {h.paper_id for h in hits}
     assert [h.distance for h in hits] == sorted(h.distance for h in hits)
     assert all(h.explanation.query_sentence and h.explanation.candidate_sentence for h in hits)

@@ -52,7 +52,7 @@ def _run(args, env=None):
 def test_jsonl_corpus_json_output_matches_the_api(corpus, model):
     with open(corpus, "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"paper_id": "empty-paper", "title": "", "abstract": [], "pred_labels": []}) + "\n")
-    result = _run(["similar", "7898033", str(corpus), "--facet", "result", "-k", "4", "--model", str(model), "--json"])
+    result = _run(["similar", "7898033", str(corpus), "--aspect", "result", "-k", "4", "--model", str(model), "--json"])
     assert result.exit_code == 0, result.output
     assert "skipped: paper empty-paper has no text to embed (empty document)" in result.stderr
     assert "built an index of 25 papers" in result.stderr
@@ -79,7 +79,7 @@ def test_index_is_reused_then_rebuilt_when_the_corpus_changes(corpus, model):
     assert "built" in _run(args + ["--rebuild"]).stderr
     os.utime(model / "meta.json", ns=(10**18, 10**18))  # the pipeline was saved again
     assert "built" in _run(args).stderr
-    (index_path_for(corpus, str(model.resolve())) / "facet-method.npy").unlink()
+    (index_path_for(corpus, str(model.resolve())) / "search-method.npy").unlink()
     damaged = _run(args)
     assert "rebuilding a damaged index" in damaged.stderr and "built an index of 20 papers" in damaged.stderr
     papers = (index_path_for(corpus, str(model.resolve())) / "papers.jsonl").read_text().splitlines()
@@ -99,7 +99,12 @@ def test_model_from_environment_and_missing_model(corpus, model, monkeypatch):
 def test_bad_query_and_options(corpus, model):
     unknown = _run(["similar", "no-such-paper", str(corpus), "--model", str(model)])
     assert unknown.exit_code == 1 and "no-such-paper" in unknown.stderr
+    assert _run(["similar", "7898033", str(corpus), "--model", str(model), "--aspect", "novelty"]).exit_code == 2
     assert _run(["similar", "7898033", str(corpus), "--model", str(model), "--facet", "novelty"]).exit_code == 2
+    both = _run(["similar", "7898033", str(corpus), "--model", str(model), "--aspect", "method", "--facet", "result"])
+    assert both.exit_code == 2 and "disagree" in both.stderr
+    usage = _run(["similar", "--help"]).stdout
+    assert "--aspect [background|method|result]" in usage and "--facet" not in usage  # a hidden, deprecated alias
     assert _run(["similar", "7898033", str(corpus), "--model", str(model), "-k", "0"]).exit_code == 2
     not_a_model = _run(["similar", "7898033", str(corpus), "--model", str(corpus)])
     assert not_a_model.exit_code == 1 and "not a spaCy pipeline folder" in not_a_model.stderr
@@ -120,6 +125,7 @@ def test_tei_folder_skips_bad_files_and_excludes_the_query(tmp_path, model):
     query = folder / names[0]
     result = _run(["similar", str(query), str(folder), "--model", str(model), "--json", "--facet", "background"])
     assert result.exit_code == 0, result.output
+    assert "--facet is deprecated, use --aspect" in result.stderr
     assert "broken.tei.xml" in result.stderr and "1 file(s) or paper(s) skipped" in result.stderr
     hits = [json.loads(line) for line in result.stdout.splitlines()]
     assert sorted(h["paper_id"] for h in hits) == sorted(n.split(".")[0] for n in names[1:])

@@ -9,7 +9,9 @@ import pytest
 
 from conftest import shared
 from scholarly_nlp.errors import MalformedInputError
-from scholarly_nlp.metrics.csfcube import FACETS, evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
+from scholarly_nlp import QUERY_ASPECTS
+from scholarly_nlp.metrics import evaluate_csfcube
+from scholarly_nlp.readers import load_csfcube_qrels, read_csfcube_folds
 from scholarly_aspect_embedder.csfcube_eval import (
     METRIC_KEYS,
     csfcube_metrics,
@@ -34,20 +36,20 @@ def pools(data_dir):
 def _by_grade(data_dir, sign=1):
     """A run sorting every pool by gold grade (sign=1: best first; -1: worst first)."""
     out = {}
-    for facet in FACETS:
-        qrels = load_csfcube_qrels(data_dir, facet)
-        out[facet] = {q: [(c, -sign * g) for c, g in sorted(j.items(), key=lambda cg: -sign * cg[1])]
+    for aspect in QUERY_ASPECTS:
+        qrels = load_csfcube_qrels(data_dir, aspect)
+        out[aspect] = {q: [(c, -sign * g) for c, g in sorted(j.items(), key=lambda cg: -sign * cg[1])]
                       for q, j in qrels.items()}
     return out
 
 
 def test_pools_come_from_the_pid2anns_files(data_dir, pools):
-    assert set(pools) == set(FACETS)
-    for facet in FACETS:
-        raw = json.loads((data_dir / f"test-pid2anns-csfcube-{facet}.json").read_text())
-        assert set(pools[facet]) == set(raw)
+    assert set(pools) == set(QUERY_ASPECTS)
+    for aspect in QUERY_ASPECTS:
+        raw = json.loads((data_dir / f"test-pid2anns-csfcube-{aspect}.json").read_text())
+        assert set(pools[aspect]) == set(raw)
         for q, ann in raw.items():
-            assert pools[facet][q] == [str(c) for c in ann["cands"]]
+            assert pools[aspect][q] == [str(c) for c in ann["cands"]]
 
 
 def test_ranked_pool_file_round_trip_and_official_format(tmp_path):
@@ -70,45 +72,45 @@ def test_read_ranked_pools_rejects_a_bad_layout(tmp_path):
 
 def test_perfect_ranking_scores_100_where_relevant_exist(data_dir):
     result = csfcube_metrics(data_dir, _by_grade(data_dir))
-    for facet in FACETS + ("all",):
-        qrels = load_csfcube_qrels(data_dir, facet)
+    for aspect in QUERY_ASPECTS + ("all",):
+        qrels = load_csfcube_qrels(data_dir, aspect)
         with_relevant = sum(any(g >= 2 for g in j.values()) for j in qrels.values())
         expected = 100.0 * with_relevant / len(qrels)
-        assert result[facet]["MAP"] == pytest.approx(expected, abs=0.01)
-        assert result[facet]["MRR"] == pytest.approx(expected, abs=0.01)
-        assert set(result[facet]) == set(METRIC_KEYS) | {"num_queries"}
+        assert result[aspect]["MAP"] == pytest.approx(expected, abs=0.01)
+        assert result[aspect]["MRR"] == pytest.approx(expected, abs=0.01)
+        assert set(result[aspect]) == set(METRIC_KEYS) | {"num_queries"}
 
 
-def test_metrics_equal_evaluate_csfcube_and_all_pools_the_facets(data_dir):
+def test_metrics_equal_evaluate_csfcube_and_all_pools_the_aspects(data_dir):
     run = _by_grade(data_dir, sign=-1)
     result = csfcube_metrics(data_dir, run)
-    for facet in FACETS:
-        direct = evaluate_csfcube(run[facet], load_csfcube_qrels(data_dir, facet))
+    for aspect in QUERY_ASPECTS:
+        direct = evaluate_csfcube(run[aspect], load_csfcube_qrels(data_dir, aspect))
         for name, key in METRIC_KEYS.items():
-            assert result[facet][name] == round(100 * direct[key], 2)
-        assert result[facet]["num_queries"] == direct["num_queries"]
-    merged = {f"{q}_{facet}": r for facet in FACETS for q, r in run[facet].items()}
+            assert result[aspect][name] == round(100 * direct[key], 2)
+        assert result[aspect]["num_queries"] == direct["num_queries"]
+    merged = {f"{q}_{aspect}": r for aspect in QUERY_ASPECTS for q, r in run[aspect].items()}
     direct_all = evaluate_csfcube(merged, load_csfcube_qrels(data_dir, "all"))
     assert result["all"]["MAP"] == round(100 * direct_all["map"], 2)
-    assert result["all"]["num_queries"] == sum(result[f]["num_queries"] for f in FACETS)
+    assert result["all"]["num_queries"] == sum(result[f]["num_queries"] for f in QUERY_ASPECTS)
 
 
-def test_folds_section_per_facet_and_fold(data_dir):
+def test_folds_section_per_aspect_and_fold(data_dir):
     run = _by_grade(data_dir, sign=-1)
     result = csfcube_metrics(data_dir, run)
     splits = data_dir / "evaluation_splits.json"
-    assert set(result["folds"]) == set(FACETS) | {"all"}
-    for facet in FACETS:
-        folds = read_csfcube_folds(splits, facet)
-        assert set(result["folds"][facet]) == set(folds)
+    assert set(result["folds"]) == set(QUERY_ASPECTS) | {"all"}
+    for aspect in QUERY_ASPECTS:
+        folds = read_csfcube_folds(splits, aspect)
+        assert set(result["folds"][aspect]) == set(folds)
         for fold, ids in folds.items():
-            direct = evaluate_csfcube(run[facet], load_csfcube_qrels(data_dir, facet), folds={fold: ids})
-            assert result["folds"][facet][fold]["MAP"] == round(100 * direct["map"], 2)
-            assert result["folds"][facet][fold]["num_queries"] == len(ids)
+            direct = evaluate_csfcube(run[aspect], load_csfcube_qrels(data_dir, aspect), folds={fold: ids})
+            assert result["folds"][aspect][fold]["MAP"] == round(100 * direct["map"], 2)
+            assert result["folds"][aspect][fold]["num_queries"] == len(ids)
 
 
 def test_fold_with_absent_queries_is_skipped_with_a_warning(data_dir, tmp_path):
-    for name in [f"test-pid2anns-csfcube-{f}.json" for f in FACETS]:
+    for name in [f"test-pid2anns-csfcube-{f}.json" for f in QUERY_ASPECTS]:
         shutil.copy(data_dir / name, tmp_path / name)
     splits = json.loads((data_dir / "evaluation_splits.json").read_text())
     splits["method"]["ghost_fold"] = ["999999999_method"]
@@ -120,7 +122,7 @@ def test_fold_with_absent_queries_is_skipped_with_a_warning(data_dir, tmp_path):
 
 
 def test_no_folds_section_without_splits_file(data_dir, tmp_path):
-    for name in [f"test-pid2anns-csfcube-{f}.json" for f in FACETS]:
+    for name in [f"test-pid2anns-csfcube-{f}.json" for f in QUERY_ASPECTS]:
         shutil.copy(data_dir / name, tmp_path / name)
     assert "folds" not in csfcube_metrics(tmp_path, _by_grade(data_dir))
 
@@ -132,27 +134,27 @@ def test_a_ranking_missing_a_candidate_is_an_error(data_dir):
     with pytest.raises(ValueError, match="not ranked") as info:
         csfcube_metrics(data_dir, run)
     assert dropped in str(info.value) or "1 pool candidate" in str(info.value)
-    with pytest.raises(ValueError, match="facet"):
+    with pytest.raises(ValueError, match="no rankings for aspect"):
         csfcube_metrics(data_dir, {"method": run["method"]})
 
 
 def test_rank_pools_calls_the_ranker_and_names_missing_records(pools):
     class Reverse:
-        def rank(self, query, candidates, facet):
+        def rank(self, query, candidates, aspect):
             return [(c.paper_id, -i) for i, c in enumerate(candidates)][::-1]
 
     class Rec:
         def __init__(self, pid):
             self.paper_id = pid
 
-    facet = "background"
-    query = next(iter(pools[facet]))
-    small = {facet: {query: pools[facet][query]}}
-    records = {pid: Rec(pid) for pid in [query, *pools[facet][query]]}
+    aspect = "background"
+    query = next(iter(pools[aspect]))
+    small = {aspect: {query: pools[aspect][query]}}
+    records = {pid: Rec(pid) for pid in [query, *pools[aspect][query]]}
     ranked = rank_pools(Reverse(), records, small)
-    assert [c for c, _ in ranked[facet][query]] == pools[facet][query][::-1]
-    del records[pools[facet][query][0]]
-    with pytest.raises(KeyError, match=pools[facet][query][0]):
+    assert [c for c, _ in ranked[aspect][query]] == pools[aspect][query][::-1]
+    del records[pools[aspect][query][0]]
+    with pytest.raises(KeyError, match=pools[aspect][query][0]):
         rank_pools(Reverse(), records, small)
 
 

@@ -7,7 +7,9 @@ import math
 
 import pytest
 
-from scholarly_nlp.errors import MalformedInputError
+import scholarly_nlp.metrics
+import scholarly_nlp.readers
+from scholarly_nlp.errors import InputError, MalformedInputError
 from scholarly_nlp.metrics import (
     BUILTIN_METRICS,
     FACET_LABELS,
@@ -23,7 +25,6 @@ from scholarly_nlp.metrics import (
     evaluate_csfcube,
     facet_f1,
     hit_at_k,
-    load_csfcube_qrels,
     mean_average_precision,
     mean_hit_at_k,
     mean_ndcg_at_k,
@@ -37,13 +38,12 @@ from scholarly_nlp.metrics import (
     per_label_prf,
     precision_at_k,
     ranked_grades,
-    read_csfcube_folds,
-    read_csfcube_qrels,
     recall_at_k,
     reciprocal_rank,
     task1a_counts,
     task1b_counts,
 )
+from scholarly_nlp.readers import load_csfcube_qrels, read_csfcube_folds, read_csfcube_qrels, read_json
 
 from conftest import data_path
 
@@ -289,9 +289,9 @@ def test_read_csfcube_qrels_layout_and_errors(tmp_path):
     good.write_text(json.dumps({"11": {"cands": ["a", "b"], "relevance_adju": [2, 0], "relevance_max": [3, 1]}}))
     assert read_csfcube_qrels(good) == {"11": {"a": 2, "b": 0}}
     assert read_csfcube_qrels(good, relevance_key="relevance_max") == {"11": {"a": 3, "b": 1}}
-    assert read_csfcube_qrels(good, facet_suffix="method") == {"11_method": {"a": 2, "b": 0}}
+    assert read_csfcube_qrels(good, aspect_suffix="method") == {"11_method": {"a": 2, "b": 0}}
     assert load_csfcube_qrels(tmp_path, "method") == {"11": {"a": 2, "b": 0}}
-    with pytest.raises(ValueError, match="unknown CSFCube facet"):
+    with pytest.raises(ValueError, match="unknown CSFCube query aspect"):
         load_csfcube_qrels(tmp_path, "methods")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"11": {"cands": ["a", "b"], "relevance_adju": [2]}}))
@@ -301,14 +301,26 @@ def test_read_csfcube_qrels_layout_and_errors(tmp_path):
     broken.write_text("{not json")
     with pytest.raises(MalformedInputError, match="broken.json"):
         read_csfcube_qrels(broken)
+    with pytest.raises(MalformedInputError, match="broken.json"):
+        read_json(broken)
+    with pytest.raises(InputError, match="missing.json"):
+        read_json(tmp_path / "missing.json")
+
+
+def test_the_csfcube_file_readers_are_readers_not_metrics():
+    """Metrics stay pure: the CSFCube qrels/folds readers live in scholarly_nlp.readers."""
+    readers = {"read_csfcube_qrels", "load_csfcube_qrels", "read_csfcube_folds", "read_json"}
+    assert readers <= set(scholarly_nlp.readers.__all__)
+    assert not readers & set(scholarly_nlp.metrics.__all__)
+    assert not any(hasattr(scholarly_nlp.metrics, name) for name in readers)
 
 
 @pytest.mark.needs_data("csfcube")
-@pytest.mark.parametrize("facet", ["background", "method", "result", "all"])
-def test_csfcube_real_files_gold_order_is_perfect_and_reverse_is_worse(facet):
-    qrels = load_csfcube_qrels(CSFCUBE, facet)
+@pytest.mark.parametrize("aspect", ["background", "method", "result", "all"])
+def test_csfcube_real_files_gold_order_is_perfect_and_reverse_is_worse(aspect):
+    qrels = load_csfcube_qrels(CSFCUBE, aspect)
     assert qrels and all(len(j) >= 50 for j in qrels.values())
-    folds = read_csfcube_folds(CSFCUBE / "evaluation_splits.json", facet)
+    folds = read_csfcube_folds(CSFCUBE / "evaluation_splits.json", aspect)
     assert set(q for fold in folds.values() for q in fold) <= set(qrels)
     best = {q: sorted(j, key=lambda c: -j[c]) for q, j in qrels.items()}
     worst = {q: ranking[::-1] for q, ranking in best.items()}

@@ -1,5 +1,5 @@
 """The aspect_embedder Weasel project: the evaluate interface on a CSFCube directory
-(official ranked pools, metrics per facet and all, baselines), bad input, the smoke
+(official ranked pools, metrics per query aspect and all, baselines), bad input, the smoke
 workflow, and the similar command with the pipeline the smoke workflow trains."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from spacy.training import Example
 
 import scholarly_nlp
+from scholarly_nlp import QUERY_ASPECTS
 from scholarly_nlp.cli import cli
 from scholarly_nlp.ml.abstract_spans import shared_transformer_config
 from scholarly_nlp.ml.backbones import make_tiny_backbone
@@ -25,7 +26,6 @@ from conftest import REPO, shared
 PROJECT = REPO / "projects" / "aspect_embedder"
 SCRIPTS = PROJECT / "scripts"
 OUTPUTS = ("corpus", "training", "metrics", "output", "smoke", "assets", "__pycache__", "project.lock")
-FACETS = ("background", "method", "result")
 METRICS = ("MAP", "NDCG%20", "NDCG@20", "MRR", "R@20")
 
 
@@ -36,7 +36,7 @@ def run(args, cwd, timeout=900):
 
 @pytest.fixture(scope="module")
 def mini_csfcube(tmp_path_factory):
-    """Two queries per facet with 30-candidate pools, in the published layout."""
+    """Two queries per query aspect with 30-candidate pools, in the published layout."""
     out = tmp_path_factory.mktemp("csfcube") / "mini"
     proc = run([sys.executable, str(SCRIPTS / "mini_csfcube.py"), str(shared("csfcube")), str(out)], cwd=out.parent)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -63,24 +63,25 @@ def tiny_pipeline(tmp_path_factory):
     return root / "model"
 
 
-def test_evaluate_writes_official_pools_and_metrics_per_facet_and_all(tmp_path, mini_csfcube, tiny_pipeline):
+def test_evaluate_writes_official_pools_and_metrics_per_aspect_and_all(tmp_path, mini_csfcube, tiny_pipeline):
     out, metrics_path = tmp_path / "out", tmp_path / "metrics" / "csfcube.json"
     proc = run([sys.executable, str(SCRIPTS / "evaluate.py"), str(tiny_pipeline), str(mini_csfcube), str(out),
                 str(metrics_path), "--baselines", "tfidf,bm25"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    for facet in FACETS:
-        anns = json.loads((mini_csfcube / f"test-pid2anns-csfcube-{facet}.json").read_text())
-        pools = json.loads((out / f"test-pid2pool-csfcube-aspect_embedder-{facet}-ranked.json").read_text())
+    for aspect in QUERY_ASPECTS:
+        anns = json.loads((mini_csfcube / f"test-pid2anns-csfcube-{aspect}.json").read_text())
+        pools = json.loads((out / f"test-pid2pool-csfcube-aspect_embedder-{aspect}-ranked.json").read_text())
         assert set(pools) == set(anns)
         for qpid, ranked in pools.items():
             assert sorted(c for c, _ in ranked) == sorted(anns[qpid]["cands"])
             distances = [d for _, d in ranked]
             assert distances == sorted(distances)
-        assert (out / "baselines" / f"test-pid2pool-csfcube-bm25-{facet}-ranked.json").exists()
+        assert (out / "baselines" / f"test-pid2pool-csfcube-bm25-{aspect}-ranked.json").exists()
     metrics = json.loads(metrics_path.read_text())
-    for block in [metrics[f] for f in FACETS + ("all",)] + [metrics["baselines"][b]["all"] for b in ("tfidf", "bm25")]:
+    baselines = [metrics["baselines"][b]["all"] for b in ("tfidf", "bm25")]
+    for block in [metrics[a] for a in QUERY_ASPECTS + ("all",)] + baselines:
         assert set(METRICS) <= set(block) and all(0.0 <= block[m] <= 100.0 for m in METRICS)
-    assert metrics["all"]["num_queries"] == sum(metrics[f]["num_queries"] for f in FACETS) == 6
+    assert metrics["all"]["num_queries"] == sum(metrics[a]["num_queries"] for a in QUERY_ASPECTS) == 6
     assert metrics["folds"]["all"]["fold1_dev"]["num_queries"] == 6
 
 
@@ -112,7 +113,7 @@ def test_smoke_workflow_and_similar_with_its_model(tmp_path):
     query = json.loads((project / "smoke" / "csfcube" / "test-pid2anns-csfcube-method.json").read_text())
     qpid = next(iter(query))
     scholarly_nlp.get_registry().add_commands(cli)  # ``similar`` is the aspect embedder plugin's command
-    result = CliRunner().invoke(cli, ["similar", qpid, str(corpus), "--facet", "method", "-k", "3", "--model",
+    result = CliRunner().invoke(cli, ["similar", qpid, str(corpus), "--aspect", "method", "-k", "3", "--model",
                                       str(model), "--json"])
     assert result.exit_code == 0, result.output
     hits = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]

@@ -1,4 +1,4 @@
-"""``similar``: ranking by the facet distance, self-exclusion, explanations, documented edge cases."""
+"""``similar``: ranking by the aspect distance, self-exclusion, explanations, documented edge cases."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import json
 import numpy
 import pytest
 
-from scholarly_nlp.doc.roles import FACETS, aspect_sentences
+from scholarly_nlp.doc.roles import QUERY_ASPECTS, aspect_sentences
 from scholarly_nlp.errors import UnknownNameError
 from scholarly_aspect_embedder.index import AspectIndex
 from scholarly_aspect_embedder.search import SimilarPaper, similar
-from scholarly_aspect_embedder.vectors import FACET_WEIGHT, MissingAspectVectorsError, paper_vector
+from scholarly_aspect_embedder.vectors import ASPECT_WEIGHT, MissingAspectVectorsError, paper_vector
 
 from conftest import shared
 from similarity_support import csfcube_docs, embed
@@ -35,24 +35,24 @@ def _unit(v):
     return v / numpy.linalg.norm(v)
 
 
-def _score(q, c, facet, w=FACET_WEIGHT):
-    """cos(paper) + w * cos(facet aspect), the paper vector standing in for a missing facet."""
-    fq = _unit(q[facet]) if facet in q else paper_vector(q)
-    fc = _unit(c[facet]) if facet in c else paper_vector(c)
+def _score(q, c, aspect, w=ASPECT_WEIGHT):
+    """cos(paper) + w * cos(query aspect), the paper vector standing in for a missing aspect."""
+    fq = _unit(q[aspect]) if aspect in q else paper_vector(q)
+    fc = _unit(c[aspect]) if aspect in c else paper_vector(c)
     return float(paper_vector(q) @ paper_vector(c)) + w * float(fq @ fc)
 
 
-@pytest.mark.parametrize("facet", FACETS)
-def test_ranking_is_brute_force_score_order_without_the_query(docs, facet):
+@pytest.mark.parametrize("aspect", QUERY_ASPECTS)
+def test_ranking_is_brute_force_score_order_without_the_query(docs, aspect):
     query = docs[0]
-    hits = similar(query, docs, facet, k=10)
-    scores = {d._.paper_id: _score(query._.aspect_vectors, d._.aspect_vectors, facet) for d in docs[1:]}
+    hits = similar(query, docs, aspect, k=10)
+    scores = {d._.paper_id: _score(query._.aspect_vectors, d._.aspect_vectors, aspect) for d in docs[1:]}
     best = sorted(scores, key=lambda pid: -scores[pid])[:10]
     assert [h.paper_id for h in hits] == best
     assert [h.rank for h in hits] == list(range(1, 11))
     assert all(h.paper_id != query._.paper_id for h in hits)
     for hit in hits:  # the distance is the score's Euclidean form
-        assert hit.distance ** 2 == pytest.approx(2 + 2 * FACET_WEIGHT - 2 * scores[hit.paper_id], abs=1e-5)
+        assert hit.distance ** 2 == pytest.approx(2 + 2 * ASPECT_WEIGHT - 2 * scores[hit.paper_id], abs=1e-5)
         assert hit.aspect_scores["paper"] == pytest.approx(
             float(paper_vector(query._.aspect_vectors) @ paper_vector(_doc(docs, hit.paper_id)._.aspect_vectors)),
             abs=1e-6)
@@ -63,9 +63,9 @@ def _doc(docs, paper_id):
 
 
 def test_docs_and_mmapped_index_give_the_same_hits(docs, index):
-    for facet in FACETS:
+    for aspect in QUERY_ASPECTS:
         for q in (1, 42):
-            from_docs, from_index = similar(docs[q], docs, facet, k=7), similar(docs[q], index, facet, k=7)
+            from_docs, from_index = similar(docs[q], docs, aspect, k=7), similar(docs[q], index, aspect, k=7)
             assert [h.paper_id for h in from_docs] == [h.paper_id for h in from_index]
             assert numpy.allclose([h.distance for h in from_docs], [h.distance for h in from_index], atol=1e-5)
             assert [h.explanation for h in from_docs] == [h.explanation for h in from_index]

@@ -1,18 +1,20 @@
-"""The CSFCube retrieval baselines on a few real queries (fast: 2 queries per facet)."""
+"""The CSFCube retrieval baselines on a few real queries (fast: 2 queries per query aspect)."""
 
 from __future__ import annotations
 
 import pytest
 
 from conftest import shared
-from scholarly_nlp.metrics.csfcube import FACETS, evaluate_csfcube, load_csfcube_qrels
+from scholarly_nlp import QUERY_ASPECTS
+from scholarly_nlp.metrics import evaluate_csfcube
+from scholarly_nlp.readers import load_csfcube_qrels
 from scholarly_nlp.readers.abstracts import AbstractRecord, read_csfcube_abstracts
 from scholarly_aspect_embedder.baselines import (
     SIMILARITY_BASELINES,
-    BM25FacetRanker,
+    BM25AspectRanker,
     MiniLMRanker,
-    TfidfFacetRanker,
-    facet_text,
+    TfidfAspectRanker,
+    aspect_text,
     whole_text,
 )
 from scholarly_aspect_embedder.csfcube_eval import csfcube_pools, rank_pools
@@ -32,8 +34,8 @@ def records(data_dir):
 
 @pytest.fixture(scope="module")
 def small_pools(data_dir):
-    """The first N_QUERIES queries of each facet with their whole pools."""
-    return {facet: dict(list(queries.items())[:N_QUERIES]) for facet, queries in csfcube_pools(data_dir).items()}
+    """The first N_QUERIES queries of each aspect with their whole pools."""
+    return {aspect: dict(list(queries.items())[:N_QUERIES]) for aspect, queries in csfcube_pools(data_dir).items()}
 
 
 @pytest.fixture(scope="module")
@@ -45,53 +47,54 @@ def pool_records(records, small_pools):
 
 @pytest.fixture(scope="module")
 def small_qrels(data_dir, small_pools):
-    return {facet: {q: load_csfcube_qrels(data_dir, facet)[q] for q in small_pools[facet]} for facet in FACETS}
+    return {aspect: {q: load_csfcube_qrels(data_dir, aspect)[q] for q in small_pools[aspect]}
+            for aspect in QUERY_ASPECTS}
 
 
 def _map(ranked, qrels):
     return evaluate_csfcube(ranked, qrels)["map"]
 
 
-def test_facet_text_uses_the_facet_sentences_and_falls_back_to_the_whole_text():
+def test_aspect_text_uses_the_aspect_sentences_and_falls_back_to_the_whole_text():
     record = AbstractRecord("1", "A title", ["Why.", "Goal.", "How.", "Other."],
                             ["background", "objective", "method", "other"])
-    assert facet_text(record, "background") == "Why. Goal."
-    assert facet_text(record, "method") == "How."
-    assert facet_text(record, "result") == whole_text(record) == "A title Why. Goal. How. Other."
-    assert facet_text(AbstractRecord("2", "T", ["S."]), "method") == "T S."
+    assert aspect_text(record, "background") == "Why. Goal."
+    assert aspect_text(record, "method") == "How."
+    assert aspect_text(record, "result") == whole_text(record) == "A title Why. Goal. How. Other."
+    assert aspect_text(AbstractRecord("2", "T", ["S."]), "method") == "T S."
 
 
-@pytest.mark.parametrize("factory", [TfidfFacetRanker, BM25FacetRanker])
-@pytest.mark.parametrize("rule", ["facet", "whole"])
+@pytest.mark.parametrize("factory", [TfidfAspectRanker, BM25AspectRanker])
+@pytest.mark.parametrize("rule", ["aspect", "whole"])
 def test_lexical_rankers_beat_a_reversed_ranking(factory, rule, pool_records, small_pools, small_qrels):
     ranker = factory(candidate_text=rule)
     ranker.prepare(pool_records)
     by_pid = {r.paper_id: r for r in pool_records}
     ranked = rank_pools(ranker, by_pid, small_pools)
-    for facet in FACETS:
-        for q, entries in ranked[facet].items():
-            assert sorted(c for c, _ in entries) == sorted(small_pools[facet][q])
+    for aspect in QUERY_ASPECTS:
+        for q, entries in ranked[aspect].items():
+            assert sorted(c for c, _ in entries) == sorted(small_pools[aspect][q])
             distances = [d for _, d in entries]
             assert distances == sorted(distances)
-        reversed_run = {q: entries[::-1] for q, entries in ranked[facet].items()}
-        assert _map(ranked[facet], small_qrels[facet]) > _map(reversed_run, small_qrels[facet])
+        reversed_run = {q: entries[::-1] for q, entries in ranked[aspect].items()}
+        assert _map(ranked[aspect], small_qrels[aspect]) > _map(reversed_run, small_qrels[aspect])
 
 
 def test_lexical_defaults_and_bad_arguments(records):
-    assert TfidfFacetRanker().candidate_text == BM25FacetRanker().candidate_text == "facet"
+    assert TfidfAspectRanker().candidate_text == BM25AspectRanker().candidate_text == "aspect"
     with pytest.raises(ValueError, match="candidate_text"):
-        TfidfFacetRanker(candidate_text="title")
-    ranker = BM25FacetRanker()
+        TfidfAspectRanker(candidate_text="title")
+    ranker = BM25AspectRanker()
     ranker.prepare(records[:5])
     with pytest.raises(ValueError, match="prepared collection"):
         ranker.rank(records[0], [records[10]], "method")
-    with pytest.raises(Exception, match="facet"):
+    with pytest.raises(Exception, match="aspect"):
         ranker.rank(records[0], records[1:3], "title")
     assert ranker.rank(records[0], [], "method") == []
 
 
 def test_lexical_ranker_prepares_itself_on_the_pool_when_not_prepared(records):
-    ranked = TfidfFacetRanker().rank(records[0], records[1:6], "background")
+    ranked = TfidfAspectRanker().rank(records[0], records[1:6], "background")
     assert sorted(c for c, _ in ranked) == sorted(r.paper_id for r in records[1:6])
 
 
@@ -100,12 +103,12 @@ def test_minilm_ranker_with_a_tiny_backbone(tmp_path_factory, records, small_poo
 
     backbone = make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny")
     ranker = MiniLMRanker(backbone=str(backbone))
-    facet = "method"
-    query = next(iter(small_pools[facet]))
+    aspect = "method"
+    query = next(iter(small_pools[aspect]))
     by_pid = {r.paper_id: r for r in records}
-    candidates = [by_pid[c] for c in small_pools[facet][query][:12]]
+    candidates = [by_pid[c] for c in small_pools[aspect][query][:12]]
     ranker.prepare(records)
-    ranked = ranker.rank(by_pid[query], candidates, facet)
+    ranked = ranker.rank(by_pid[query], candidates, aspect)
     assert sorted(c for c, _ in ranked) == sorted(c.paper_id for c in candidates)
     distances = [d for _, d in ranked]
     assert distances == sorted(distances)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import numpy
 import pytest
 
-from scholarly_nlp.doc.roles import ASPECTS, FACETS, aspect_sentences
+from scholarly_nlp.doc.roles import ASPECTS, QUERY_ASPECTS, aspect_sentences
 from scholarly_nlp.errors import UnknownNameError
 from scholarly_nlp.readers.abstracts import AbstractRecord, abstract_doc
-from scholarly_aspect_embedder.index import AspectIndex, corpus_fingerprint, index_path_for
-from scholarly_aspect_embedder.vectors import (FACET_WEIGHT, MissingAspectVectorsError, aspect_cosines,
-                                              facet_search_vector, paper_vector)
+from scholarly_aspect_embedder.index import (FORMAT_VERSION, AspectIndex, IndexFormatError, corpus_fingerprint,
+                                            index_path_for)
+from scholarly_aspect_embedder.vectors import (ASPECT_WEIGHT, MissingAspectVectorsError, aspect_cosines,
+                                              aspect_search_vector, paper_vector)
 
 from conftest import shared
 from similarity_support import csfcube_docs, embed, light_nlp
@@ -45,23 +47,23 @@ def test_paper_vector_is_normalised_mean_of_normalised_aspects():
     assert paper_vector(aspects).dtype == numpy.float32
 
 
-def test_facet_search_vector_and_distance_identity(docs):
+def test_aspect_search_vector_and_distance_identity(docs):
     q, c = docs[0]._.aspect_vectors, docs[1]._.aspect_vectors
-    for facet in FACETS:
-        vq, vc = facet_search_vector(q, facet), facet_search_vector(c, facet)
+    for aspect in QUERY_ASPECTS:
+        vq, vc = aspect_search_vector(q, aspect), aspect_search_vector(c, aspect)
         assert vq.shape == (2 * len(q["title"]),)
-        fq = _unit(q[facet]) if facet in q else paper_vector(q)
-        fc = _unit(c[facet]) if facet in c else paper_vector(c)
-        score = float(paper_vector(q) @ paper_vector(c)) + FACET_WEIGHT * float(fq @ fc)
-        assert numpy.linalg.norm(vq - vc) ** 2 == pytest.approx(2 + 2 * FACET_WEIGHT - 2 * score, abs=1e-5)
+        fq = _unit(q[aspect]) if aspect in q else paper_vector(q)
+        fc = _unit(c[aspect]) if aspect in c else paper_vector(c)
+        score = float(paper_vector(q) @ paper_vector(c)) + ASPECT_WEIGHT * float(fq @ fc)
+        assert numpy.linalg.norm(vq - vc) ** 2 == pytest.approx(2 + 2 * ASPECT_WEIGHT - 2 * score, abs=1e-5)
 
 
-def test_missing_facet_uses_paper_vector():
+def test_missing_aspect_uses_paper_vector():
     aspects = {"title": [1.0, 0.0], "background": [0.0, 1.0]}
-    vector = facet_search_vector(aspects, "result", facet_weight=0.25)
+    vector = aspect_search_vector(aspects, "result", aspect_weight=0.25)
     assert numpy.allclose(vector[2:], 0.5 * paper_vector(aspects))
     with pytest.raises(UnknownNameError):
-        facet_search_vector(aspects, "title")
+        aspect_search_vector(aspects, "title")
 
 
 def test_aspect_cosines_only_shared_aspects_plus_paper():
@@ -74,12 +76,13 @@ def test_index_files_and_shapes(index, docs):
     width = len(docs[0]._.aspect_vectors["title"])
     meta = json.loads((index.path / "meta.json").read_text())
     assert meta["n"] == len(index) == N_DOCS and meta["width"] == width and meta["model"] == "hashed-test"
-    assert meta["fingerprint"] == "fp" and meta["facet_weight"] == FACET_WEIGHT
-    for facet in FACETS:
-        assert isinstance(index.facets[facet], numpy.memmap)
-        assert index.facets[facet].shape == (N_DOCS, 2 * width) and index.facets[facet].dtype == numpy.float32
-        expected = numpy.stack([facet_search_vector(d._.aspect_vectors, facet) for d in docs])
-        assert numpy.allclose(index.facets[facet], expected, atol=1e-6)
+    assert meta["fingerprint"] == "fp" and meta["aspect_weight"] == ASPECT_WEIGHT
+    for aspect in QUERY_ASPECTS:
+        assert isinstance(index.search_vectors[aspect], numpy.memmap)
+        matrix = index.search_vectors[aspect]
+        assert matrix.shape == (N_DOCS, 2 * width) and matrix.dtype == numpy.float32
+        expected = numpy.stack([aspect_search_vector(d._.aspect_vectors, aspect) for d in docs])
+        assert numpy.allclose(index.search_vectors[aspect], expected, atol=1e-6)
     assert index.aspects.shape == (N_DOCS, len(ASPECTS), width)
     total = sum(len(aspect_sentences(d)) for d in docs)
     assert index.sentence_vectors.shape == (total, width) and index.sentence_offsets[-1] == total
@@ -98,14 +101,14 @@ def test_sentence_rows_align_with_aspect_sentences(index, docs):
 
 def test_chunked_mmap_search_equals_in_memory_and_brute_force(index, docs):
     in_memory = AspectIndex.load(index.path, mmap=False)
-    assert not isinstance(in_memory.facets["method"], numpy.memmap)
-    for facet in FACETS:
-        matrix = numpy.asarray(in_memory.facets[facet], dtype=numpy.float64)
+    assert not isinstance(in_memory.search_vectors["method"], numpy.memmap)
+    for aspect in QUERY_ASPECTS:
+        matrix = numpy.asarray(in_memory.search_vectors[aspect], dtype=numpy.float64)
         for q in (0, 5, 77):
-            query = facet_search_vector(docs[q]._.aspect_vectors, facet)
-            mmapped = index.search(query, facet, 10, chunk_rows=7)
-            assert mmapped == in_memory.search(query, facet, 10, chunk_rows=7)
-            assert [r for r, _ in mmapped] == [r for r, _ in in_memory.search(query, facet, 10)]
+            query = aspect_search_vector(docs[q]._.aspect_vectors, aspect)
+            mmapped = index.search(query, aspect, 10, chunk_rows=7)
+            assert mmapped == in_memory.search(query, aspect, 10, chunk_rows=7)
+            assert [r for r, _ in mmapped] == [r for r, _ in in_memory.search(query, aspect, 10)]
             brute = numpy.linalg.norm(matrix - query, axis=1)
             assert numpy.allclose([d for _, d in mmapped], numpy.sort(brute)[:10], atol=1e-5)
             assert all(abs(brute[r] - d) < 1e-5 for r, d in mmapped)
@@ -113,7 +116,7 @@ def test_chunked_mmap_search_equals_in_memory_and_brute_force(index, docs):
 
 
 def test_search_exclude_k_and_errors(index, docs):
-    query = facet_search_vector(docs[3]._.aspect_vectors, "method")
+    query = aspect_search_vector(docs[3]._.aspect_vectors, "method")
     hits = index.search(query, "method", N_DOCS + 50, exclude=[3])
     assert len(hits) == N_DOCS - 1 and 3 not in [r for r, _ in hits]
     assert [d for _, d in hits] == sorted(d for _, d in hits)
@@ -123,11 +126,24 @@ def test_search_exclude_k_and_errors(index, docs):
         index.search(query, "novelty", 3)
 
 
+def test_a_format_1_index_is_refused(index, tmp_path):
+    """Format 2 renamed format 1's facet-<aspect>.npy and facet_weight: an old index is rebuilt, not read."""
+    assert FORMAT_VERSION == 2 and sorted(p.name for p in index.path.glob("search-*.npy")) == [
+        f"search-{a}.npy" for a in sorted(QUERY_ASPECTS)]
+    old = tmp_path / "old"
+    shutil.copytree(index.path, old)
+    meta = json.loads((old / "meta.json").read_text())
+    meta["format_version"] = 1
+    (old / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(IndexFormatError, match="rebuild it"):
+        AspectIndex.load(old)
+
+
 def test_chunk_size_does_not_change_the_index(index, docs, tmp_path):
     other = AspectIndex.build(iter(docs), tmp_path / "big", model_name="hashed-test", chunk_size=1000)
     for name in ["aspects", "sentence_vectors", "sentence_offsets"]:
         assert numpy.array_equal(getattr(other, name), getattr(index, name), equal_nan=True)
-    assert numpy.array_equal(other.facets["result"], index.facets["result"])
+    assert numpy.array_equal(other.search_vectors["result"], index.search_vectors["result"])
 
 
 def test_list_vectors_after_docbin_roundtrip_are_accepted(docs, tmp_path):
@@ -135,7 +151,7 @@ def test_list_vectors_after_docbin_roundtrip_are_accepted(docs, tmp_path):
     doc._.aspect_vectors = {k: v.tolist() for k, v in docs[0]._.aspect_vectors.items()}
     doc._.sentence_vectors = docs[0]._.sentence_vectors.tolist()
     built = AspectIndex.build([doc], tmp_path / "one", model_name="m")
-    assert numpy.allclose(built.facets["method"][0], facet_search_vector(docs[0]._.aspect_vectors, "method"))
+    assert numpy.allclose(built.search_vectors["method"][0], aspect_search_vector(docs[0]._.aspect_vectors, "method"))
 
 
 def test_doc_without_aspect_vectors_names_the_paper(docs, tmp_path):
@@ -153,8 +169,8 @@ def test_from_arrays_and_rebuild_in_place(tmp_path):
     first = AspectIndex.from_arrays(tmp_path / "arr", aspects, [f"p{i}" for i in range(50)], model_name="m",
                                     chunk_size=16)
     assert len(first) == 50 and first.sentence_vectors.shape == (0, 8)
-    expected = facet_search_vector({a: aspects[3, i] for i, a in enumerate(ASPECTS) if i != 2}, "method")
-    assert numpy.allclose(first.facets["method"][3], expected, atol=1e-6)
+    expected = aspect_search_vector({a: aspects[3, i] for i, a in enumerate(ASPECTS) if i != 2}, "method")
+    assert numpy.allclose(first.search_vectors["method"][3], expected, atol=1e-6)
     again = AspectIndex.from_arrays(tmp_path / "arr", aspects[:10], [f"p{i}" for i in range(10)], model_name="m")
     assert len(again) == 10 and len(AspectIndex.load(tmp_path / "arr")) == 10
     assert sorted(os.listdir(tmp_path)) == ["arr"]

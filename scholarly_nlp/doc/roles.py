@@ -23,10 +23,11 @@ ROLES = ("background", "objective", "method", "result", "other")
 """Labels of abstract sentences (CSAbstruct, CSFCube ``pred_labels``)."""
 
 ASPECTS = ("title", "background", "method", "result")
-"""The aspects a paper is embedded by; CSFCube's query facets are the last three."""
+"""The aspects a paper is embedded by."""
 
-FACETS = ("background", "method", "result")
-"""Aspects a similarity query can be asked on."""
+QUERY_ASPECTS = ("background", "method", "result")
+"""The aspects a similarity query can be asked on (what CSFCube calls its query "facets";
+in scholarly_nlp a facet is a CL-SciSumm citation facet only)."""
 
 ROLE_GROUP = "roles"
 """The span group that holds one span per abstract sentence, labelled with its role."""
@@ -39,11 +40,11 @@ def aspect_of_role(role: Optional[str]) -> Optional[str]:
     return _ROLE_TO_ASPECT.get(role or "")
 
 
-def check_facet(facet: str) -> str:
-    """Return ``facet`` if it is one of :data:`FACETS`, else raise UnknownNameError."""
-    if facet not in FACETS:
-        raise UnknownNameError("facet", facet, list(FACETS))
-    return facet
+def check_aspect(aspect: str) -> str:
+    """Return ``aspect`` if it is one of :data:`QUERY_ASPECTS`, else raise UnknownNameError."""
+    if aspect not in QUERY_ASPECTS:
+        raise UnknownNameError("aspect", aspect, list(QUERY_ASPECTS))
+    return aspect
 
 
 def abstract_sentences(doc: Doc) -> list[Span]:

@@ -27,18 +27,16 @@ order the system ranked them (``n`` = number of ranked candidates = the pool siz
 Deliberate differences: precision@20 of a list shorter than 20 divides by 20 (the gist
 raises ``ValueError``); with ``strict=True`` (default) a ranking must be a permutation of
 the query's pool, so a run cannot silently be scored against a partial pool.
+
+The metrics read no file: CSFCube's relevance and split files are read by
+:mod:`scholarly_nlp.readers.csfcube` (``read_csfcube_qrels``, ``load_csfcube_qrels``,
+``read_csfcube_folds``).
 """
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 from typing import Dict, Hashable, List, Mapping, Optional, Sequence, Union
-
-from scholarly_nlp.errors import InputError, MalformedInputError
-
-PathLike = Union[str, Path]
 
 RELEVANCE_THRESHOLD = 2
 """Grade from which a CSFCube candidate counts as relevant for the binary metrics."""
@@ -49,22 +47,16 @@ CUTOFF = 20
 POOL_FRACTION = 0.20
 """``ndcg%20`` cuts the ranking at ``int(POOL_FRACTION * pool size)``."""
 
-FACETS = ("background", "method", "result")
-
 __all__ = [
     "RELEVANCE_THRESHOLD",
     "CUTOFF",
     "POOL_FRACTION",
-    "FACETS",
     "csfcube_dcg",
     "csfcube_ndcg",
     "csfcube_query_metrics",
     "ranked_grades",
     "csfcube_per_query",
     "evaluate_csfcube",
-    "read_csfcube_qrels",
-    "load_csfcube_qrels",
-    "read_csfcube_folds",
 ]
 
 
@@ -226,10 +218,11 @@ def evaluate_csfcube(
 
     ``ranked`` maps a query pid to its candidate pids best first (bare ids or ``[pid,
     score]`` pairs); ``qrels`` maps a query pid to ``{candidate pid: grade}`` (see
-    :func:`read_csfcube_qrels`). Returns the metrics of :func:`csfcube_query_metrics`
-    averaged over queries, plus ``num_queries``. With ``folds`` (fold name -> query ids,
-    e.g. from :func:`read_csfcube_folds`) only those queries are evaluated and the result
-    is the mean of the per-fold means, as the official cross-validated aggregation.
+    :func:`scholarly_nlp.readers.read_csfcube_qrels`). Returns the metrics of
+    :func:`csfcube_query_metrics` averaged over queries, plus ``num_queries``. With
+    ``folds`` (fold name -> query ids, e.g. from
+    :func:`scholarly_nlp.readers.read_csfcube_folds`) only those queries are evaluated and
+    the result is the mean of the per-fold means, as the official cross-validated aggregation.
     Raises ValueError for an empty ``qrels`` or a fold query absent from ``qrels``.
     """
     if not qrels:
@@ -253,89 +246,3 @@ def evaluate_csfcube(
     result = _mean_metrics(fold_means)
     result["num_queries"] = len(per_query)
     return result
-
-
-# --------------------------------------------------------------------------- files
-
-
-def _load_json(path: PathLike) -> object:
-    """Parse a JSON file, raising InputError / MalformedInputError naming the file."""
-    try:
-        with open(path, "r", encoding="utf-8") as fh:
-            return json.load(fh)
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file ({exc.strerror or exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise MalformedInputError(path, f"not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-
-
-def read_csfcube_qrels(
-    path: PathLike, *, relevance_key: str = "relevance_adju", facet_suffix: Optional[str] = None
-) -> Dict[str, Dict[str, int]]:
-    """Read a published ``test-pid2anns-csfcube-<facet>.json`` file.
-
-    The file maps a query pid to ``{"cands": [pid, ...], "relevance_adju": [grade, ...],
-    ...}`` (parallel lists; ``relevance_max``/``relevance_min``/per-annotator lists may
-    also be present and can be chosen with ``relevance_key``). Returns ``{query pid:
-    {candidate pid: grade}}``; with ``facet_suffix`` the query keys become
-    ``"<pid>_<facet_suffix>"`` (the ids ``evaluation_splits.json`` uses). Raises
-    MalformedInputError naming the file and query when the layout is not as described.
-    """
-    data = _load_json(path)
-    if not isinstance(data, dict):
-        raise MalformedInputError(path, "expected a JSON object mapping query pids to annotations")
-    qrels: Dict[str, Dict[str, int]] = {}
-    for qpid, ann in data.items():
-        cands = ann.get("cands") if isinstance(ann, dict) else None
-        grades = ann.get(relevance_key) if isinstance(ann, dict) else None
-        if not isinstance(cands, list) or not isinstance(grades, list):
-            raise MalformedInputError(path, f"query {qpid!r} lacks the 'cands' or {relevance_key!r} list")
-        if len(cands) != len(grades):
-            raise MalformedInputError(
-                path, f"query {qpid!r} has {len(cands)} candidates but {len(grades)} grades in {relevance_key!r}"
-            )
-        key = f"{qpid}_{facet_suffix}" if facet_suffix else str(qpid)
-        qrels[key] = {str(c): int(g) for c, g in zip(cands, grades)}
-    return qrels
-
-
-def load_csfcube_qrels(
-    data_dir: PathLike, facet: str, *, relevance_key: str = "relevance_adju"
-) -> Dict[str, Dict[str, int]]:
-    """Qrels of one facet from a CSFCube directory, or of all three with ``facet="all"``.
-
-    For a single facet the query keys are bare pids; for ``"all"`` they are
-    ``"<pid>_<facet>"`` so that a paper queried on two facets stays two queries.
-    """
-    data_dir = Path(data_dir)
-    if facet == "all":
-        merged: Dict[str, Dict[str, int]] = {}
-        for one in FACETS:
-            merged.update(_load_facet_file(data_dir, one, relevance_key, suffix=True))
-        return merged
-    if facet not in FACETS:
-        raise ValueError(f"unknown CSFCube facet {facet!r}; expected one of {FACETS + ('all',)}")
-    return _load_facet_file(data_dir, facet, relevance_key, suffix=False)
-
-
-def _load_facet_file(data_dir: Path, facet: str, relevance_key: str, *, suffix: bool) -> Dict[str, Dict[str, int]]:
-    """Read ``<data_dir>/test-pid2anns-csfcube-<facet>.json``."""
-    path = data_dir / f"test-pid2anns-csfcube-{facet}.json"
-    return read_csfcube_qrels(path, relevance_key=relevance_key, facet_suffix=facet if suffix else None)
-
-
-def read_csfcube_folds(path: PathLike, facet: str) -> Dict[str, List[str]]:
-    """Read ``evaluation_splits.json``: ``{fold name: [query id, ...]}`` for ``facet``.
-
-    The file lists ids as ``"<pid>_<facet>"``. For a single facet the suffix is removed so
-    the ids match :func:`load_csfcube_qrels` keys; for ``"all"`` they are kept.
-    """
-    data = _load_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get(facet), dict):
-        raise MalformedInputError(path, f"no splits for facet {facet!r}")
-    suffix = f"_{facet}"
-    strip = facet != "all"
-    return {
-        fold: [q[: -len(suffix)] if strip and q.endswith(suffix) else q for q in ids]
-        for fold, ids in data[facet].items()
-    }

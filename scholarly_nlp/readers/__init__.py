@@ -2,7 +2,8 @@
 
 The format readers behind :func:`scholarly_nlp.read` (PDF, GROBID TEI) are reached through
 the top level. This package declares, in ``__all__``, the dataset readers a component or a
-project may use: CSFCube/CSAbstruct abstracts (:mod:`.abstracts`), CL-SciSumm folders,
+project may use: CSFCube/CSAbstruct abstracts (:mod:`.abstracts`), CSFCube's relevance and
+split files (:mod:`.csfcube`, with the JSON helper :func:`read_json`), CL-SciSumm folders,
 annotations and cells (:mod:`.clscisumm`, :mod:`.clscisumm_cells`, :mod:`.clscisumm_csv`),
 NCG papers (:mod:`.ncg`), and the format readers themselves (:func:`read_pdf`,
 :func:`read_tei`). The dataset readers are also spaCy corpus readers for training configs
@@ -23,6 +24,11 @@ _EXPORTS = {
     "abstract_doc": "abstracts",
     "read_csabstruct": "abstracts",
     "read_csfcube_abstracts": "abstracts",
+    # CSFCube relevance judgements and evaluation splits
+    "load_csfcube_qrels": "csfcube",
+    "read_csfcube_folds": "csfcube",
+    "read_csfcube_qrels": "csfcube",
+    "read_json": "csfcube",
     # CL-SciSumm
     "annotation_files": "clscisumm",
     "read_annotations": "clscisumm",

@@ -10,31 +10,32 @@ and an output projection. ``doc._.aspect_vectors`` holds the four vectors,
 ``doc._.sentence_vectors`` one mean-pooled vector per title/abstract sentence (for
 explanations), ``doc._.aspect_fallbacks`` which aspects had no sentence of their own.
 
-Faceted paper similarity over those vectors, the task harness of this component:
-:mod:`.vectors` holds the one scoring definition, :mod:`.index` the saved vector index,
-:mod:`.search` :func:`similar` (also the ``scholarly-nlp similar`` command, :mod:`.cli`),
-:mod:`.baselines`, :mod:`.pipeline_ranker` and :mod:`.csfcube_eval` the CSFCube evaluation.
+Paper similarity on one query aspect over those vectors (CSFCube's "faceted" similarity),
+the task harness of this component: :mod:`.vectors` holds the one scoring definition,
+:mod:`.index` the saved vector index, :mod:`.search` :func:`similar` (also the
+``scholarly-nlp similar`` command, :mod:`.cli`), :mod:`.baselines`, :mod:`.pipeline_ranker`
+and :mod:`.csfcube_eval` the CSFCube evaluation.
 Importing the package installs the component's ``._`` attributes (its :data:`.factory.SPEC`).
 """
 
 from .factory import SPEC
 from .index import AspectIndex, corpus_fingerprint, index_path_for
 from .search import SentenceMatch, SimilarPaper, similar
-from .vectors import FACET_WEIGHT, MissingAspectVectorsError, aspect_cosines, facet_search_vector, paper_vector
+from .vectors import ASPECT_WEIGHT, MissingAspectVectorsError, aspect_cosines, aspect_search_vector, paper_vector
 
 SPEC.install_extensions()
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "FACET_WEIGHT",
+    "ASPECT_WEIGHT",
     "AspectIndex",
     "MissingAspectVectorsError",
     "SentenceMatch",
     "SimilarPaper",
     "aspect_cosines",
+    "aspect_search_vector",
     "corpus_fingerprint",
-    "facet_search_vector",
     "index_path_for",
     "paper_vector",
     "similar",

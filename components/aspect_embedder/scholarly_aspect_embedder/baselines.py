@@ -1,34 +1,34 @@
-"""Retrieval baselines for faceted paper similarity (CSFCube).
+"""Retrieval baselines for paper similarity on one query aspect (CSFCube's faceted similarity).
 
 A ranker is prepared once on the whole abstract collection and then ranks pools::
 
     ranker.prepare(records)                       # corpus statistics only, no relevance labels
-    ranker.rank(query, candidates, facet)         # -> [(cand_pid, distance), ...], smallest first
+    ranker.rank(query, candidates, aspect)        # -> [(cand_pid, distance), ...], smallest first
 
-* :class:`TfidfFacetRanker`: cosine of TF-IDF vectors (the settings of
+* :class:`TfidfAspectRanker`: cosine of TF-IDF vectors (the settings of
   :class:`scholarly_nlp.retrieval.TfidfRanker`), IDF from the collection.
-* :class:`BM25FacetRanker`: BM25 (:class:`scholarly_nlp.retrieval.BM25Ranker`'s
+* :class:`BM25AspectRanker`: BM25 (:class:`scholarly_nlp.retrieval.BM25Ranker`'s
   tokenisation and bm25s index), IDF and average length from the collection.
 * :class:`MiniLMRanker`: zero-shot cosine of mean-pooled all-MiniLM-L6-v2 embeddings of the
   whole title + abstract (:class:`scholarly_nlp.ml.sentence_encoder.SentenceEncoder`).
 
-The lexical rankers work "on the facet's sentences": the query text is the query's sentences
-whose role maps to the facet (:func:`scholarly_nlp.doc.roles.aspect_of_role`; ``objective``
+The lexical rankers work "on the aspect's sentences": the query text is the query's sentences
+whose role maps to the aspect (:func:`scholarly_nlp.doc.roles.aspect_of_role`; ``objective``
 counts as background), or the whole title + abstract when it has none. Two candidate-text
-rules were compared on the CSFCube dev queries (``fold1_dev``: 8 queries per facet, 24 in
+rules were compared on the CSFCube dev queries (``fold1_dev``: 8 queries per aspect, 24 in
 ``all``; MAP / NDCG%20 of the ``all`` row, percent, collection = the 1946 CSFCube abstracts):
 
 ======  =========================================  ==========================================
-ranker  (a) candidate's same-facet sentences       (b) candidate's whole title + abstract
+ranker  (a) candidate's same-aspect sentences      (b) candidate's whole title + abstract
 ======  =========================================  ==========================================
 TF-IDF  MAP 33.85 / NDCG%20 52.79                  MAP 31.40 / NDCG%20 50.00
 BM25    MAP 35.80 / NDCG%20 52.72                  MAP 32.89 / NDCG%20 50.33
 ======  =========================================  ==========================================
 
-Rule (a), the candidate's same-facet sentences (whole text when it has none), is better for
-both and is the default (``candidate_text="facet"``); rule (b) stays available as
+Rule (a), the candidate's same-aspect sentences (whole text when it has none), is better for
+both and is the default (``candidate_text="aspect"``); rule (b) stays available as
 ``candidate_text="whole"``. The IDF statistics come from the collection of candidate texts
-under the rule (per facet for (a)); no relevance label is used. For reference, MiniLM on the
+under the rule (per aspect for (a)); no relevance label is used. For reference, MiniLM on the
 whole texts gives MAP 40.97 / NDCG%20 57.50 on the same queries. (The CSFCube copy these were
 measured on holds only the ``fold1_dev`` queries, so "dev" and "all queries" coincide here.)
 
@@ -41,25 +41,25 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
-from scholarly_nlp import FACETS, aspect_of_role, check_facet
+from scholarly_nlp import QUERY_ASPECTS, aspect_of_role, check_aspect
 from scholarly_nlp.readers import AbstractRecord
 from scholarly_nlp.retrieval import BM25Ranker, TfidfRanker, order_by_scores
 
-__all__ = ["CANDIDATE_TEXT_RULES", "FacetRanker", "BM25FacetRanker", "MiniLMRanker", "TfidfFacetRanker",
-           "SIMILARITY_BASELINES", "facet_text", "whole_text"]
+__all__ = ["CANDIDATE_TEXT_RULES", "AspectRanker", "BM25AspectRanker", "MiniLMRanker", "TfidfAspectRanker",
+           "SIMILARITY_BASELINES", "aspect_text", "whole_text"]
 
-CANDIDATE_TEXT_RULES = ("facet", "whole")
-"""Candidate texts of the lexical rankers: the facet's sentences (default), or the whole title + abstract."""
+CANDIDATE_TEXT_RULES = ("aspect", "whole")
+"""Candidate texts of the lexical rankers: the aspect's sentences (default), or the whole title + abstract."""
 
 
-class FacetRanker(Protocol):
+class AspectRanker(Protocol):
     """What the CSFCube harness needs of a ranker."""
 
     def prepare(self, records: Sequence[AbstractRecord]) -> None:
         """Fit corpus statistics / caches on the whole abstract collection."""
 
     def rank(self, query: AbstractRecord, candidates: Sequence[AbstractRecord],
-             facet: str) -> List[Tuple[str, float]]:
+             aspect: str) -> List[Tuple[str, float]]:
         """All candidates as ``(pid, distance)``, smallest distance (most similar) first."""
 
 
@@ -68,10 +68,10 @@ def whole_text(record: AbstractRecord) -> str:
     return " ".join(part.strip() for part in [record.title, *record.sentences] if part and part.strip())
 
 
-def facet_text(record: AbstractRecord, facet: str) -> str:
-    """The record's sentences whose role maps to ``facet``; the whole text when it has none."""
+def aspect_text(record: AbstractRecord, aspect: str) -> str:
+    """The record's sentences whose role maps to ``aspect``; the whole text when it has none."""
     roles = record.roles or []
-    picked = [s.strip() for s, r in zip(record.sentences, roles) if aspect_of_role(r) == facet and s.strip()]
+    picked = [s.strip() for s, r in zip(record.sentences, roles) if aspect_of_role(r) == aspect and s.strip()]
     return " ".join(picked) if picked else whole_text(record)
 
 
@@ -80,12 +80,12 @@ def _ranked(candidates: Sequence[AbstractRecord], scores: Sequence[float]) -> Li
     return [(candidates[i].paper_id, -float(scores[i])) for i in order_by_scores(scores)]
 
 
-class _LexicalFacetRanker:
-    """Shared logic: one collection of candidate texts per facet, scored by a contributions ranker."""
+class _LexicalAspectRanker:
+    """Shared logic: one collection of candidate texts per aspect, scored by a contributions ranker."""
 
     name = "lexical"
 
-    def __init__(self, candidate_text: str = "facet") -> None:
+    def __init__(self, candidate_text: str = "aspect") -> None:
         if candidate_text not in CANDIDATE_TEXT_RULES:
             raise ValueError(f"candidate_text must be one of {CANDIDATE_TEXT_RULES}, got {candidate_text!r}")
         self.candidate_text = candidate_text
@@ -97,28 +97,28 @@ class _LexicalFacetRanker:
         raise NotImplementedError
 
     def prepare(self, records: Sequence[AbstractRecord]) -> None:
-        """Index the collection: the candidate text of every record, per facet.
+        """Index the collection: the candidate text of every record, per aspect.
 
         A scorer caches the index of the last text list it saw, so each distinct list (one
-        per facet for rule (a), one shared by the facets for rule (b)) gets its own scorer.
+        per aspect for rule (a), one shared by the aspects for rule (b)) gets its own scorer.
         """
         self._index = {r.paper_id: i for i, r in enumerate(records)}
         if self.candidate_text == "whole":
             whole, scorer = [whole_text(r) for r in records], self._make_scorer()
-            self._texts = {facet: whole for facet in FACETS}
-            self._scorers = {facet: scorer for facet in FACETS}
+            self._texts = {aspect: whole for aspect in QUERY_ASPECTS}
+            self._scorers = {aspect: scorer for aspect in QUERY_ASPECTS}
         else:
-            self._texts = {facet: [facet_text(r, facet) for r in records] for facet in FACETS}
-            self._scorers = {facet: self._make_scorer() for facet in FACETS}
+            self._texts = {aspect: [aspect_text(r, aspect) for r in records] for aspect in QUERY_ASPECTS}
+            self._scorers = {aspect: self._make_scorer() for aspect in QUERY_ASPECTS}
 
     def rank(self, query: AbstractRecord, candidates: Sequence[AbstractRecord],
-             facet: str) -> List[Tuple[str, float]]:
-        """Candidates by similarity of their text to the query's facet text, best first.
+             aspect: str) -> List[Tuple[str, float]]:
+        """Candidates by similarity of their text to the query's aspect text, best first.
 
         Prepares on the query and candidates alone when :meth:`prepare` was not called;
         ValueError when a candidate is not in the prepared collection.
         """
-        check_facet(facet)
+        check_aspect(aspect)
         if not self._index:
             self.prepare([query, *[c for c in candidates if c.paper_id != query.paper_id]])
         unknown = [c.paper_id for c in candidates if c.paper_id not in self._index]
@@ -126,12 +126,12 @@ class _LexicalFacetRanker:
             raise ValueError(f"{len(unknown)} candidate(s) not in the prepared collection, e.g. {unknown[0]!r}")
         if not candidates:
             return []
-        scores = self._scorers[facet].scores(facet_text(query, facet), self._texts[facet])
+        scores = self._scorers[aspect].scores(aspect_text(query, aspect), self._texts[aspect])
         return _ranked(candidates, [scores[self._index[c.paper_id]] for c in candidates])
 
 
-class TfidfFacetRanker(_LexicalFacetRanker):
-    """TF-IDF cosine of the query's facet sentences with each candidate's text (rule (a) by default)."""
+class TfidfAspectRanker(_LexicalAspectRanker):
+    """TF-IDF cosine of the query's aspect sentences with each candidate's text (rule (a) by default)."""
 
     name = "tfidf"
 
@@ -140,12 +140,12 @@ class TfidfFacetRanker(_LexicalFacetRanker):
         return TfidfRanker()
 
 
-class BM25FacetRanker(_LexicalFacetRanker):
-    """BM25 of the query's facet sentences against each candidate's text (rule (a) by default)."""
+class BM25AspectRanker(_LexicalAspectRanker):
+    """BM25 of the query's aspect sentences against each candidate's text (rule (a) by default)."""
 
     name = "bm25"
 
-    def __init__(self, candidate_text: str = "facet", k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(self, candidate_text: str = "aspect", k1: float = 1.5, b: float = 0.75) -> None:
         super().__init__(candidate_text)
         self.k1 = k1
         self.b = b
@@ -193,11 +193,11 @@ class MiniLMRanker:
         return np.stack([self._cache[r.paper_id] for r in records]) if records else np.zeros((0, 0), np.float32)
 
     def rank(self, query: AbstractRecord, candidates: Sequence[AbstractRecord],
-             facet: str) -> List[Tuple[str, float]]:
-        """Candidates by cosine with the query (the facet does not change the embedding)."""
+             aspect: str) -> List[Tuple[str, float]]:
+        """Candidates by cosine with the query (the aspect does not change the embedding)."""
         from scholarly_nlp.ml import cosine_matrix
 
-        check_facet(facet)
+        check_aspect(aspect)
         if not candidates:
             return []
         vectors = self.embed([query, *candidates])
@@ -207,4 +207,4 @@ class MiniLMRanker:
 
 
 #: Name -> factory of every CSFCube baseline (the benchmark runs them all).
-SIMILARITY_BASELINES = {"tfidf": TfidfFacetRanker, "bm25": BM25FacetRanker, "minilm": MiniLMRanker}
+SIMILARITY_BASELINES = {"tfidf": TfidfAspectRanker, "bm25": BM25AspectRanker, "minilm": MiniLMRanker}

@@ -1,7 +1,9 @@
-"""``scholarly-nlp similar QUERY CORPUS``: papers most similar to one paper on one facet.
+"""``scholarly-nlp similar QUERY CORPUS``: papers most similar to one paper on one aspect.
 
 Registered on the ``scholarly-nlp`` command group by this package's plugin
-(``register_commands``). The corpus index is saved next to the corpus
+(``register_commands``). ``--aspect`` is one of :data:`scholarly_nlp.QUERY_ASPECTS`
+(``--facet``, its name before "facet" came to mean the citation facet only, still works,
+hidden and deprecated). The corpus index is saved next to the corpus
 (:func:`~scholarly_aspect_embedder.index.index_path_for`) and reused while the corpus and
 the model are unchanged.
 """
@@ -14,8 +16,9 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 import click
+from click.core import ParameterSource
 
-from scholarly_nlp import FACETS, ScholarlyNLPError, blank, expand_inputs, read, read_many
+from scholarly_nlp import QUERY_ASPECTS, ScholarlyNLPError, blank, expand_inputs, read, read_many
 from scholarly_nlp.readers import abstract_doc, read_csfcube_abstracts
 
 from .index import (FORMAT_VERSION, INDEX_DIRNAME, AspectIndex, IndexFormatError, corpus_fingerprint, index_path_for,
@@ -30,21 +33,26 @@ ASPECT_MODEL_ENV = "SCHOLARLY_NLP_ASPECT_MODEL"
 @click.command("similar")
 @click.argument("query")
 @click.argument("corpus")
-@click.option("--facet", type=click.Choice(FACETS), default="method", show_default=True, help="The aspect to match on.")
+@click.option("--aspect", type=click.Choice(QUERY_ASPECTS), default="method", show_default=True,
+              help="The query aspect to match on.")
+@click.option("--facet", "deprecated_aspect", type=click.Choice(QUERY_ASPECTS), default=None, hidden=True,
+              help="Deprecated name of --aspect.")
 @click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="Number of papers to show.")
 @click.option("--model", default=None, help=f"spaCy pipeline that sets aspect vectors (default: ${ASPECT_MODEL_ENV}).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per hit.")
 @click.option("--rebuild", is_flag=True, help="Rebuild the corpus index even if it is up to date.")
-def similar_command(query: str, corpus: str, facet: str, k: int, model: Optional[str], as_json: bool, rebuild: bool) -> None:
-    """Papers of CORPUS most similar to QUERY on one facet, with the best-matching sentences.
+def similar_command(query: str, corpus: str, aspect: str, deprecated_aspect: Optional[str], k: int,
+                    model: Optional[str], as_json: bool, rebuild: bool) -> None:
+    """Papers of CORPUS most similar to QUERY on one aspect, with the best-matching sentences.
 
     CORPUS is a folder or glob of paper files (TEI, PDF...) or a CSFCube-style abstracts
     .jsonl; QUERY is a paper file or a paper id of a .jsonl corpus. The corpus index is saved
     next to the corpus and reused while the corpus and model are unchanged.
     """
+    aspect = _aspect_option(aspect, deprecated_aspect)
     nlp, model_name = _load_aspect_model(model)
     index = _corpus_index(corpus, nlp, model_name, rebuild)
-    hits = rank_similar(_query_doc(query, corpus, nlp), index, facet=facet, k=k)
+    hits = rank_similar(_query_doc(query, corpus, nlp), index, aspect=aspect, k=k)
     if as_json:
         for hit in hits:
             click.echo(json.dumps(hit.to_dict(), ensure_ascii=False))
@@ -53,12 +61,24 @@ def similar_command(query: str, corpus: str, facet: str, k: int, model: Optional
         click.echo("no other papers in the corpus")
     for hit in hits:
         click.echo(f"{hit.rank:>3}. {hit.paper_id}  distance {hit.distance:.4f}  {_clip(hit.title, 90)}")
-        click.echo("     " + "  ".join(f"{aspect} {score:.3f}" for aspect, score in hit.aspect_scores.items()))
+        click.echo("     " + "  ".join(f"{name} {score:.3f}" for name, score in hit.aspect_scores.items()))
         match = hit.explanation
         if match is not None:
             click.echo(f"     query [{match.query_aspect or 'other'}]: {_clip(match.query_sentence, 110)}")
             click.echo(f"     match [{match.candidate_aspect or 'other'}] cos {match.similarity:.3f}: "
                        f"{_clip(match.candidate_sentence, 110)}")
+
+
+def _aspect_option(aspect: str, deprecated_aspect: Optional[str]) -> str:
+    """The query aspect of ``--aspect``, or of the deprecated ``--facet`` (with a warning);
+    UsageError when both are given and differ."""
+    if deprecated_aspect is None:
+        return aspect
+    click.echo("warning: --facet is deprecated, use --aspect", err=True)
+    given = click.get_current_context().get_parameter_source("aspect") is not ParameterSource.DEFAULT
+    if given and aspect != deprecated_aspect:
+        raise click.UsageError(f"--aspect {aspect} and --facet {deprecated_aspect} disagree; give --aspect only")
+    return deprecated_aspect
 
 
 def _clip(text: str, width: int) -> str:

@@ -46,7 +46,7 @@ DEFAULT_MODEL = {
 
 SPEC = ComponentSpec(
     name="aspect_embedder",
-    default_config={"model": DEFAULT_MODEL, "margin": 0.2, "facet_weight": 1.0},
+    default_config={"model": DEFAULT_MODEL, "margin": 0.2, "aspect_weight": 1.0},
     assigns=("doc._.aspect_vectors", "doc._.sentence_vectors", "doc._.aspect_fallbacks"),
     requires=("doc._.trf_data",),
     default_score_weights={"aspect_loss": None},
@@ -64,9 +64,9 @@ SPEC = ComponentSpec(
 
 @SPEC.factory
 def make_aspect_embedder(nlp: Language, name: str, model: Model, margin: float,
-                         facet_weight: float) -> "AspectEmbedder":
+                         aspect_weight: float) -> "AspectEmbedder":
     """spaCy factory of the aspect embedder."""
-    return AspectEmbedder(nlp.vocab, model, name, margin=margin, facet_weight=facet_weight)
+    return AspectEmbedder(nlp.vocab, model, name, margin=margin, aspect_weight=aspect_weight)
 
 
 def sentence_vectors(doc: Doc, tokvecs) -> numpy.ndarray:
@@ -84,12 +84,12 @@ class AspectEmbedder(TrainablePipe):
     """Sets per-aspect paper vectors by attention pooling over the shared transformer."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "aspect_embedder", *, margin: float = 0.2,
-                 facet_weight: float = 1.0) -> None:
+                 aspect_weight: float = 1.0) -> None:
         SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg = {"margin": float(margin), "facet_weight": float(facet_weight)}
+        self.cfg = {"margin": float(margin), "aspect_weight": float(aspect_weight)}
 
     def predict(self, docs: Iterable[Doc]):
         """Aspect matrices (4, width) and sentence vectors of each Doc."""
@@ -147,7 +147,7 @@ class AspectEmbedder(TrainablePipe):
         xp = self.model.ops.xp
         stacked = xp.stack(list(scores))
         loss, grad = aspect_triplet_loss(stacked, groups, margin=self.cfg["margin"],
-                                         facet_weight=self.cfg["facet_weight"])
+                                         aspect_weight=self.cfg["aspect_weight"])
         return loss, [grad[i] for i in range(len(grad))]
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
@@ -164,5 +164,5 @@ class AspectEmbedder(TrainablePipe):
             return {"aspect_loss": None}
         outputs = self.model.predict([eg.predicted for eg in examples])
         loss, _ = aspect_triplet_loss(self.model.ops.xp.stack(list(outputs)), groups,
-                                      margin=self.cfg["margin"], facet_weight=self.cfg["facet_weight"])
+                                      margin=self.cfg["margin"], aspect_weight=self.cfg["aspect_weight"])
         return {"aspect_loss": loss}

@@ -1,11 +1,12 @@
-"""A saved, memory-mapped vector index of paper aspects for faceted similarity search.
+"""A saved, memory-mapped vector index of paper aspects for similarity search on one aspect.
 
 An index is a folder:
 
 ========================  ==============================================================
-``meta.json``             format_version, model, width, facet_weight, n, fingerprint
+``meta.json``             format_version, model, width, aspect_weight, n, fingerprint
 ``papers.jsonl``          one row per paper: paper_id, title, source
-``facet-<facet>.npy``     (n, 2*width) float32 facet search vectors (see :mod:`.vectors`)
+``search-<aspect>.npy``   (n, 2*width) float32 aspect search vectors of each query aspect
+                          (:data:`scholarly_nlp.QUERY_ASPECTS`; see :mod:`.vectors`)
 ``aspects.npy``           (n, 4, width) float32, NaN rows for missing aspects
 ``sentence_vectors.npy``  (total_sentences, width) float32
 ``sentence_offsets.npy``  (n+1,) int64: paper i's sentences are rows offsets[i]:offsets[i+1]
@@ -14,7 +15,8 @@ An index is a folder:
 
 Arrays are written in chunks while Docs stream in, and opened with ``mmap_mode="r"``, so a
 corpus larger than memory can be indexed and searched. Search is exact (a chunked scan with
-a partial sort).
+a partial sort). Format 1 named the search vectors ``facet-<aspect>.npy`` and the weight
+``facet_weight``; such an index is not read (the ``similar`` command rebuilds it).
 """
 
 from __future__ import annotations
@@ -30,13 +32,13 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 import numpy
 from spacy.tokens import Doc
 
-from scholarly_nlp import ASPECTS, FACETS, ScholarlyNLPError, aspect_sentences, check_facet, title_span
-from .vectors import (FACET_WEIGHT, aspect_matrix, doc_aspect_vectors, doc_sentence_vectors,
-                      facet_search_vectors)
+from scholarly_nlp import ASPECTS, QUERY_ASPECTS, ScholarlyNLPError, aspect_sentences, check_aspect, title_span
+from .vectors import (ASPECT_WEIGHT, aspect_matrix, aspect_search_vectors, doc_aspect_vectors,
+                      doc_sentence_vectors)
 
 PathLike = Union[str, Path]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 INDEX_DIRNAME = ".scholarly-index"
 SEARCH_CHUNK_ROWS = 65536
 _COPY_BYTES = 1 << 24
@@ -108,10 +110,10 @@ class _NpyAppender:
 class _IndexWriter:
     """Builds an index folder from chunks of papers (aspect arrays plus sentences)."""
 
-    def __init__(self, path: Path, width: int, model_name: str, facet_weight: float):
-        self.path, self.width, self.model_name, self.facet_weight = path, width, model_name, facet_weight
+    def __init__(self, path: Path, width: int, model_name: str, aspect_weight: float):
+        self.path, self.width, self.model_name, self.aspect_weight = path, width, model_name, aspect_weight
         path.mkdir(parents=True)
-        self.facets = {f: _NpyAppender(path / f"facet-{f}.npy", (2 * width,)) for f in FACETS}
+        self.search_vectors = {a: _NpyAppender(path / f"search-{a}.npy", (2 * width,)) for a in QUERY_ASPECTS}
         self.aspects = _NpyAppender(path / "aspects.npy", (len(ASPECTS), width))
         self.sentence_vectors = _NpyAppender(path / "sentence_vectors.npy", (width,))
         self.offsets = [0]
@@ -121,8 +123,8 @@ class _IndexWriter:
     def add(self, papers: Sequence[dict], aspects: numpy.ndarray, sentence_vectors: Optional[numpy.ndarray] = None,
             sentences: Sequence[dict] = (), sentence_counts: Optional[Sequence[int]] = None) -> None:
         """Add ``len(papers)`` papers: their (m, 4, width) aspects, and their sentences in order."""
-        for f, appender in self.facets.items():
-            appender.append(facet_search_vectors(aspects, f, self.facet_weight))
+        for aspect, appender in self.search_vectors.items():
+            appender.append(aspect_search_vectors(aspects, aspect, self.aspect_weight))
         self.aspects.append(aspects)
         for paper in papers:
             self.papers.write(json.dumps(paper, ensure_ascii=False) + "\n")
@@ -136,18 +138,18 @@ class _IndexWriter:
 
     def finish(self, fingerprint: Optional[str]) -> None:
         """Finish every file and write ``meta.json`` last."""
-        for appender in [*self.facets.values(), self.aspects, self.sentence_vectors]:
+        for appender in [*self.search_vectors.values(), self.aspects, self.sentence_vectors]:
             appender.finish()
         self.papers.close()
         self.sentences.close()
         numpy.save(self.path / "sentence_offsets.npy", numpy.asarray(self.offsets, dtype=numpy.int64))
         meta = {"format_version": FORMAT_VERSION, "model": self.model_name, "width": self.width,
-                "facet_weight": self.facet_weight, "n": self.aspects.rows, "fingerprint": fingerprint}
+                "aspect_weight": self.aspect_weight, "n": self.aspects.rows, "fingerprint": fingerprint}
         (self.path / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
 
     def abort(self) -> None:
         """Close the open files (the caller removes the folder)."""
-        for handle in [*(a.handle for a in self.facets.values()), self.aspects.handle,
+        for handle in [*(a.handle for a in self.search_vectors.values()), self.aspects.handle,
                        self.sentence_vectors.handle, self.papers, self.sentences]:
             handle.close()
 
@@ -191,17 +193,17 @@ def doc_rows(doc: Doc) -> tuple[dict, numpy.ndarray, Optional[numpy.ndarray], li
 
 
 class AspectIndex:
-    """A saved aspect index: papers, their facet search vectors, aspects and sentence vectors.
+    """A saved aspect index: papers, their aspect search vectors, aspects and sentence vectors.
 
     Build with :meth:`build` (Docs) or :meth:`from_arrays`; open with :meth:`load`.
     """
 
-    def __init__(self, path: Path, meta: dict, papers: list[dict], facets: dict[str, numpy.ndarray],
+    def __init__(self, path: Path, meta: dict, papers: list[dict], search_vectors: dict[str, numpy.ndarray],
                  aspects: numpy.ndarray, sentence_vectors: numpy.ndarray, sentence_offsets: numpy.ndarray):
         self.path = path
         self.meta = meta
         self.papers = papers
-        self.facets = facets
+        self.search_vectors = search_vectors
         self.aspects = aspects
         self.sentence_vectors = sentence_vectors
         self.sentence_offsets = sentence_offsets
@@ -213,7 +215,7 @@ class AspectIndex:
 
     @classmethod
     def build(cls, docs: Iterable[Doc], path: PathLike, *, model_name: str, fingerprint: Optional[str] = None,
-              chunk_size: int = 1024, facet_weight: float = FACET_WEIGHT) -> "AspectIndex":
+              chunk_size: int = 1024, aspect_weight: float = ASPECT_WEIGHT) -> "AspectIndex":
         """Index Docs processed by the aspect embedder, streaming them in chunks, and load it.
 
         MissingAspectVectorsError (naming the paper) for a Doc without ``aspect_vectors``.
@@ -223,14 +225,14 @@ class AspectIndex:
             try:
                 for chunk in _chunks(map(doc_rows, docs), chunk_size):
                     if writer is None:
-                        writer = _IndexWriter(tmp, chunk[0][1].shape[1], model_name, facet_weight)
+                        writer = _IndexWriter(tmp, chunk[0][1].shape[1], model_name, aspect_weight)
                     _check_width(chunk, writer.width)
                     vectors = [v for _p, _a, v, _s in chunk if v is not None and len(v)]
                     writer.add([p for p, _a, _v, _s in chunk], numpy.stack([a for _p, a, _v, _s in chunk]),
                                numpy.concatenate(vectors) if vectors else None,
                                [s for _p, _a, _v, rows in chunk for s in rows],
                                [len(rows) for _p, _a, _v, rows in chunk])
-                writer = writer or _IndexWriter(tmp, 0, model_name, facet_weight)
+                writer = writer or _IndexWriter(tmp, 0, model_name, aspect_weight)
                 writer.finish(fingerprint)
             except BaseException:
                 if writer is not None:
@@ -242,7 +244,7 @@ class AspectIndex:
     @classmethod
     def from_arrays(cls, path: PathLike, aspects: numpy.ndarray, paper_ids: Sequence[str], *, model_name: str,
                     titles: Optional[Sequence[str]] = None, fingerprint: Optional[str] = None,
-                    facet_weight: float = FACET_WEIGHT, chunk_size: int = 65536) -> "AspectIndex":
+                    aspect_weight: float = ASPECT_WEIGHT, chunk_size: int = 65536) -> "AspectIndex":
         """Index raw (n, 4, width) aspect vectors (NaN rows for missing aspects), no sentences.
 
         ``aspects`` may be a memory map; it is read ``chunk_size`` papers at a time.
@@ -252,7 +254,7 @@ class AspectIndex:
             raise ValueError(f"{len(paper_ids)} paper ids for {n} aspect rows")
 
         def fill(tmp: Path) -> None:
-            writer = _IndexWriter(tmp, width, model_name, facet_weight)
+            writer = _IndexWriter(tmp, width, model_name, aspect_weight)
             try:
                 for start in range(0, n, chunk_size):
                     stop = min(n, start + chunk_size)
@@ -281,7 +283,7 @@ class AspectIndex:
                                    f"{FORMAT_VERSION}; rebuild it")
         mode = "r" if mmap else None
         try:
-            facets = {f: numpy.load(path / f"facet-{f}.npy", mmap_mode=mode) for f in FACETS}
+            search_vectors = {a: numpy.load(path / f"search-{a}.npy", mmap_mode=mode) for a in QUERY_ASPECTS}
             aspects = numpy.load(path / "aspects.npy", mmap_mode=mode)
             sentence_vectors = numpy.load(path / "sentence_vectors.npy", mmap_mode=mode)
             offsets = numpy.load(path / "sentence_offsets.npy")
@@ -290,10 +292,11 @@ class AspectIndex:
         except (OSError, ValueError) as exc:
             raise IndexFormatError(f"{path}: the index is incomplete or damaged ({exc}); rebuild it") from exc
         n = meta["n"]
-        shapes_ok = all(m.shape[0] == n for m in [*facets.values(), aspects]) and sentence_vectors.shape[0] == offsets[-1]
+        shapes_ok = (all(m.shape[0] == n for m in [*search_vectors.values(), aspects])
+                     and sentence_vectors.shape[0] == offsets[-1])
         if len(papers) != n or len(offsets) != n + 1 or not shapes_ok:
             raise IndexFormatError(f"{path}: the index files do not match meta.json; rebuild it")
-        return cls(path, meta, papers, facets, aspects, sentence_vectors, offsets)
+        return cls(path, meta, papers, search_vectors, aspects, sentence_vectors, offsets)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -307,9 +310,9 @@ class AspectIndex:
         return int(self.meta["width"])
 
     @property
-    def facet_weight(self) -> float:
-        """The facet weight the stored facet search vectors were made with."""
-        return float(self.meta["facet_weight"])
+    def aspect_weight(self) -> float:
+        """The aspect weight the stored aspect search vectors were made with."""
+        return float(self.meta["aspect_weight"])
 
     @property
     def fingerprint(self) -> Optional[str]:
@@ -349,32 +352,32 @@ class AspectIndex:
             self._line_starts = numpy.asarray(starts, dtype=numpy.int64)
         return self._line_starts
 
-    def _row_sq_norms(self, facet: str, chunk_rows: int) -> numpy.ndarray:
-        """Squared norms of a facet matrix's rows, computed in chunks once and cached."""
-        if facet not in self._sq_norms:
-            matrix = self.facets[facet]
-            self._sq_norms[facet] = numpy.concatenate(
+    def _row_sq_norms(self, aspect: str, chunk_rows: int) -> numpy.ndarray:
+        """Squared norms of an aspect's search-vector rows, computed in chunks once and cached."""
+        if aspect not in self._sq_norms:
+            matrix = self.search_vectors[aspect]
+            self._sq_norms[aspect] = numpy.concatenate(
                 [numpy.einsum("ij,ij->i", matrix[i:i + chunk_rows], matrix[i:i + chunk_rows])
                  for i in range(0, len(self), chunk_rows)] or [numpy.zeros(0, numpy.float32)])
-        return self._sq_norms[facet]
+        return self._sq_norms[aspect]
 
-    def search(self, query_vector: numpy.ndarray, facet: str, k: int, exclude: Iterable[int] = (),
+    def search(self, query_vector: numpy.ndarray, aspect: str, k: int, exclude: Iterable[int] = (),
                chunk_rows: int = SEARCH_CHUNK_ROWS) -> list[tuple[int, float]]:
-        """The ``k`` rows nearest to a facet search vector, as (row, Euclidean distance), nearest first.
+        """The ``k`` rows nearest to an aspect search vector, as (row, Euclidean distance), nearest first.
 
         Exact: rows are scanned ``chunk_rows`` at a time, keeping each chunk's best ``k`` by a
         partial sort; the kept rows' distances are then recomputed exactly (float64). Rows in
         ``exclude`` are skipped; ties keep the lower row first.
         """
-        check_facet(facet)
+        check_aspect(aspect)
         if k < 1:
             raise ValueError(f"k must be at least 1, not {k}")
-        matrix = self.facets[facet]
+        matrix = self.search_vectors[aspect]
         query = numpy.asarray(query_vector, dtype=numpy.float32).reshape(-1)
         if len(self) and query.shape[0] != matrix.shape[1]:
             raise ValueError(f"query vector has width {query.shape[0]}, the index {matrix.shape[1]}")
         excluded = numpy.fromiter(exclude, dtype=numpy.int64)
-        norms = self._row_sq_norms(facet, chunk_rows)
+        norms = self._row_sq_norms(aspect, chunk_rows)
         best_rows = []
         for start in range(0, len(self), chunk_rows):
             block = matrix[start:start + chunk_rows]

@@ -3,7 +3,7 @@
 A training batch holds groups of Docs that describe the same paper (an anchor and its
 positives, e.g. a paper's abstract and the citances other papers wrote about it); every
 Doc of another group is a negative. Kobayashi et al. train on the mean of the aspect
-vectors; we add the same triplet loss per facet (background, method, result) so each
+vectors; we add the same triplet loss per query aspect (background, method, result) so each
 aspect vector is pulled toward the matching aspect of the positive. Distances are
 Euclidean between L2-normalised vectors, as the search ranks.
 """
@@ -14,7 +14,7 @@ from typing import Hashable, List, Optional, Sequence, Tuple
 
 import numpy
 
-from scholarly_nlp import ASPECTS, FACETS
+from scholarly_nlp import ASPECTS, QUERY_ASPECTS
 
 
 def triplet_indices(groups: Sequence[Optional[Hashable]]) -> List[Tuple[int, int, int]]:
@@ -33,12 +33,12 @@ def triplet_indices(groups: Sequence[Optional[Hashable]]) -> List[Tuple[int, int
 
 
 def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: float = 0.2,
-                        facet_weight: float = 1.0) -> Tuple[float, numpy.ndarray]:
+                        aspect_weight: float = 1.0) -> Tuple[float, numpy.ndarray]:
     """Loss and its gradient for a (B, n_aspects, width) array of aspect vectors.
 
     Mean hinge ``max(0, margin + d(a, p) - d(a, n))`` over all triples, on the normalised
-    mean of the aspect vectors, plus ``facet_weight`` times the same on each facet's
-    vector. Returns ``(loss, d_vectors)``; both are 0 without any triple.
+    mean of the aspect vectors, plus ``aspect_weight`` times the same on each query
+    aspect's vector. Returns ``(loss, d_vectors)``; both are 0 without any triple.
     """
     import torch
 
@@ -55,7 +55,7 @@ def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: f
         return torch.relu(margin + (v[a] - v[p]).norm(dim=-1) - (v[a] - v[n]).norm(dim=-1)).mean()
 
     loss = hinge(paper)
-    for facet in FACETS:
-        loss = loss + facet_weight * hinge(normed[:, ASPECTS.index(facet)])
+    for aspect in QUERY_ASPECTS:
+        loss = loss + aspect_weight * hinge(normed[:, ASPECTS.index(aspect)])
     loss.backward()
     return float(loss.item()), x.grad.numpy()

@@ -2,9 +2,9 @@
 
 :class:`AspectPipelineRanker` follows the ranker protocol of
 :mod:`scholarly_aspect_embedder.baselines` (``prepare(records)``, then ``rank(query,
-candidates, facet)``), so the trained model and the baselines go through the same
+candidates, aspect)``), so the trained model and the baselines go through the same
 evaluation code. Distances are the Euclidean distances of
-:func:`~scholarly_aspect_embedder.vectors.facet_search_vector`, the ones :func:`similar` and
+:func:`~scholarly_aspect_embedder.vectors.aspect_search_vector`, the ones :func:`similar` and
 the saved index rank by.
 """
 
@@ -15,15 +15,15 @@ from typing import Dict, List, Sequence, Tuple
 import numpy
 from spacy.language import Language
 
-from scholarly_nlp import check_facet
+from scholarly_nlp import check_aspect
 from scholarly_nlp.readers import AbstractRecord, abstract_doc
-from .vectors import facet_search_vector
+from .vectors import aspect_search_vector
 
 ROLE_SOURCES = ("shipped", "predicted")
 
 
 class AspectPipelineRanker:
-    """Ranks candidates by facet distance of the aspect vectors ``nlp`` gives each paper.
+    """Ranks candidates by the aspect search distance of the aspect vectors ``nlp`` gives each paper.
 
     ``roles="shipped"`` keeps the records' own sentence labels (CSFCube's ``pred_labels``)
     and the role tagger only fills in papers without them; ``"predicted"`` drops them so
@@ -50,12 +50,12 @@ class AspectPipelineRanker:
             self.aspects[record.paper_id] = doc._.aspect_vectors
 
     def rank(self, query: AbstractRecord, candidates: Sequence[AbstractRecord],
-             facet: str) -> List[Tuple[str, float]]:
+             aspect: str) -> List[Tuple[str, float]]:
         """``(candidate pid, distance)`` pairs, smallest distance first."""
-        check_facet(facet)
+        check_aspect(aspect)
         self.prepare([query, *candidates])
-        q = facet_search_vector(self.aspects[query.paper_id], facet)
-        dist = [float(numpy.linalg.norm(facet_search_vector(self.aspects[c.paper_id], facet) - q))
+        q = aspect_search_vector(self.aspects[query.paper_id], aspect)
+        dist = [float(numpy.linalg.norm(aspect_search_vector(self.aspects[c.paper_id], aspect) - q))
                 for c in candidates]
         order = sorted(range(len(candidates)), key=lambda i: dist[i])
         return [(candidates[i].paper_id, dist[i]) for i in order]

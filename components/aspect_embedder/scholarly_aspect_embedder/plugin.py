@@ -19,7 +19,7 @@ def register_components(register):
 
 @hookimpl
 def register_commands(cli):
-    """``scholarly-nlp similar QUERY CORPUS --facet method -k 10``."""
+    """``scholarly-nlp similar QUERY CORPUS --aspect method -k 10``."""
     from .cli import similar_command
 
     cli.add_command(similar_command)

@@ -1,8 +1,8 @@
-"""Faceted paper similarity with explanations: :func:`similar`.
+"""Paper similarity on one query aspect, with explanations: :func:`similar`.
 
-Candidates are ranked by the Euclidean distance of their facet search vectors (see
+Candidates are ranked by the Euclidean distance of their aspect search vectors (see
 :mod:`.vectors`); each hit carries its per-aspect cosines and the pair of sentences (a query
-sentence of the facet's aspect, any candidate sentence) whose vectors are most similar.
+sentence of the query aspect, any candidate sentence) whose vectors are most similar.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Optional, Sequence, Union
 import numpy
 from spacy.tokens import Doc
 
-from scholarly_nlp import ScholarlyNLPError, aspect_sentences, check_facet
+from scholarly_nlp import ScholarlyNLPError, aspect_sentences, check_aspect
 from .index import AspectIndex, doc_rows
-from .vectors import (FACET_WEIGHT, aspect_cosines_of_rows, aspect_matrix, doc_aspect_vectors,
-                      doc_sentence_vectors, facet_search_vectors, normalise_rows)
+from .vectors import (ASPECT_WEIGHT, aspect_cosines_of_rows, aspect_matrix, aspect_search_vectors,
+                      doc_aspect_vectors, doc_sentence_vectors, normalise_rows)
 
 
 @dataclass
@@ -46,28 +46,30 @@ class SimilarPaper:
         return asdict(self)
 
 
-def similar(query_doc: Doc, candidates: Union[Sequence[Doc], AspectIndex], facet: str = "method", k: int = 10, *,
-            facet_weight: float = FACET_WEIGHT) -> list[SimilarPaper]:
-    """The ``k`` candidates most similar to ``query_doc`` on ``facet``, most similar first.
+def similar(query_doc: Doc, candidates: Union[Sequence[Doc], AspectIndex], aspect: str = "method", k: int = 10, *,
+            aspect_weight: float = ASPECT_WEIGHT) -> list[SimilarPaper]:
+    """The ``k`` candidates most similar to ``query_doc`` on ``aspect``, most similar first.
 
     ``candidates`` is a list of Docs processed by the aspect embedder, or an
     :class:`AspectIndex`. The query paper itself (same ``paper_id``) is left out. An empty
     candidate list gives ``[]``; fewer than ``k`` candidates gives all of them.
-    UnknownNameError for an unknown facet, ValueError for ``k < 1``,
+    UnknownNameError for an unknown aspect, ValueError for ``k < 1``,
     MissingAspectVectorsError when the query (or a candidate Doc) has no aspect vectors.
     """
-    check_facet(facet)
+    check_aspect(aspect)
     if k < 1:
         raise ValueError(f"k must be at least 1, not {k}")
     query_aspects = aspect_matrix(doc_aspect_vectors(query_doc, "query paper"))
-    query_vector = facet_search_vectors(query_aspects[None], facet, facet_weight)[0]
-    query_sents = _query_sentences(query_doc, facet)
+    query_vector = aspect_search_vectors(query_aspects[None], aspect, aspect_weight)[0]
+    query_sents = _query_sentences(query_doc, aspect)
     if isinstance(candidates, AspectIndex):
-        return _similar_in_index(query_doc, query_aspects, query_vector, query_sents, candidates, facet, k, facet_weight)
-    return _similar_in_docs(query_doc, query_aspects, query_vector, query_sents, list(candidates), facet, k, facet_weight)
+        return _similar_in_index(query_doc, query_aspects, query_vector, query_sents, candidates, aspect, k,
+                                 aspect_weight)
+    return _similar_in_docs(query_doc, query_aspects, query_vector, query_sents, list(candidates), aspect, k,
+                            aspect_weight)
 
 
-def _similar_in_docs(query_doc, query_aspects, query_vector, query_sents, docs, facet, k, facet_weight):
+def _similar_in_docs(query_doc, query_aspects, query_vector, query_sents, docs, aspect, k, aspect_weight):
     """Rank candidate Docs by brute force."""
     docs = [d for d in docs if query_doc._.paper_id is None or d._.paper_id != query_doc._.paper_id]
     if not docs:
@@ -75,7 +77,7 @@ def _similar_in_docs(query_doc, query_aspects, query_vector, query_sents, docs, 
     rows = [doc_rows(d) for d in docs]
     aspects = [a for _p, a, _v, _s in rows]
     _check_widths(query_aspects, aspects)
-    vectors = facet_search_vectors(numpy.stack(aspects), facet, facet_weight)
+    vectors = aspect_search_vectors(numpy.stack(aspects), aspect, aspect_weight)
     distances = numpy.linalg.norm(vectors - query_vector, axis=1)
     order = numpy.lexsort((numpy.arange(len(docs)), distances))[:k]
     hits = []
@@ -87,18 +89,19 @@ def _similar_in_docs(query_doc, query_aspects, query_vector, query_sents, docs, 
     return hits
 
 
-def _similar_in_index(query_doc, query_aspects, query_vector, query_sents, index, facet, k, facet_weight):
+def _similar_in_index(query_doc, query_aspects, query_vector, query_sents, index, aspect, k, aspect_weight):
     """Rank an index's papers with its chunked exact search."""
     if len(index) == 0:
         return []
-    if abs(index.facet_weight - facet_weight) > 1e-9:
-        raise ValueError(f"the index was built with facet_weight={index.facet_weight}, not {facet_weight}; rebuild it")
+    if abs(index.aspect_weight - aspect_weight) > 1e-9:
+        raise ValueError(f"the index was built with aspect_weight={index.aspect_weight}, not {aspect_weight}; "
+                         "rebuild it")
     if index.width != query_aspects.shape[1]:
         raise ScholarlyNLPError(f"the query's aspect vectors have width {query_aspects.shape[1]} but the index "
                                 f"{index.path} has width {index.width}: embed both with the same model")
     exclude = index.rows_for(query_doc._.paper_id) if query_doc._.paper_id is not None else []
     hits = []
-    for rank, (row, distance) in enumerate(index.search(query_vector, facet, k, exclude=exclude), start=1):
+    for rank, (row, distance) in enumerate(index.search(query_vector, aspect, k, exclude=exclude), start=1):
         paper = index.papers[row]
         hits.append(SimilarPaper(rank, paper["paper_id"], paper.get("title") or "", distance,
                                  aspect_cosines_of_rows(query_aspects, index.paper_aspects(row)),
@@ -114,8 +117,8 @@ def _check_widths(query_aspects: numpy.ndarray, aspects: list[numpy.ndarray]) ->
                                 f"{query_aspects.shape[1]}: embed all papers with the same model")
 
 
-def _query_sentences(doc: Doc, facet: str) -> Optional[tuple[list[dict], numpy.ndarray]]:
-    """The query's explanation sentences and vectors: those of the facet's aspect, else all
+def _query_sentences(doc: Doc, aspect: str) -> Optional[tuple[list[dict], numpy.ndarray]]:
+    """The query's explanation sentences and vectors: those of ``aspect``, else all
     abstract sentences, else the title; None without sentence vectors."""
     vectors = doc_sentence_vectors(doc)
     if vectors is None or not len(vectors):
@@ -124,7 +127,7 @@ def _query_sentences(doc: Doc, facet: str) -> Optional[tuple[list[dict], numpy.n
     if len(items) != len(vectors):
         raise ScholarlyNLPError(f"paper {doc._.paper_id}: {len(vectors)} sentence vectors for {len(items)} "
                                 "sentences; rerun the aspect_embedder")
-    for wanted in (lambda a: a == facet, lambda a: a != "title", lambda a: a == "title"):
+    for wanted in (lambda a: a == aspect, lambda a: a != "title", lambda a: a == "title"):
         rows = [i for i, (_s, a) in enumerate(items) if wanted(a)]
         if rows:
             return [{"text": items[i][0].text, "aspect": items[i][1]} for i in rows], vectors[rows]

@@ -1,14 +1,15 @@
-"""The one scoring definition of faceted paper similarity.
+"""The one scoring definition of aspect-based (CSFCube: "faceted") paper similarity.
 
 A paper is a set of L2-normalised *aspect* vectors (title, background, method, result). Its
-*paper vector* is the normalised mean of those it has. For a query facet, a paper becomes
+*paper vector* is the normalised mean of those it has. For a query aspect (one of
+:data:`scholarly_nlp.QUERY_ASPECTS`), a paper becomes
 
-    facet_search_vector = [paper_vector, sqrt(w) * normalise(aspect_vectors[facet])]
+    aspect_search_vector = [paper_vector, sqrt(w) * normalise(aspect_vectors[aspect])]
 
-(the paper vector stands in for a missing facet aspect), and the Euclidean distance between
-two such vectors ranks candidates: ``d² = 2 + 2w - 2 (cos(paper) + w cos(facet))``, so a
-smaller distance means a larger ``cos(paper) + w * cos(facet)``. ``w = 0.5`` measured best on
-CSFCube dev. :func:`facet_search_vectors` is the batched form the index uses; the
+(the paper vector stands in for a missing aspect), and the Euclidean distance between
+two such vectors ranks candidates: ``d² = 2 + 2w - 2 (cos(paper) + w cos(aspect))``, so a
+smaller distance means a larger ``cos(paper) + w * cos(aspect)``. ``w = 0.5`` measured best on
+CSFCube dev. :func:`aspect_search_vectors` is the batched form the index uses; the
 single-paper functions call it, so both agree exactly.
 """
 
@@ -18,10 +19,10 @@ from typing import Any, Mapping, Optional
 
 import numpy
 
-from scholarly_nlp import ASPECTS, ScholarlyNLPError, check_facet
+from scholarly_nlp import ASPECTS, ScholarlyNLPError, check_aspect
 
-FACET_WEIGHT = 0.5
-"""Weight of the facet aspect's cosine next to the paper vector's (CSFCube dev best)."""
+ASPECT_WEIGHT = 0.5
+"""Weight of the query aspect's cosine next to the paper vector's (CSFCube dev best)."""
 
 _EPS = 1e-12
 
@@ -74,15 +75,15 @@ def paper_vectors(aspects: numpy.ndarray) -> numpy.ndarray:
     return normalise_rows(mean)
 
 
-def facet_search_vectors(aspects: numpy.ndarray, facet: str, facet_weight: float = FACET_WEIGHT) -> numpy.ndarray:
-    """Facet search vectors of a (n, 4, width) aspect array with NaN rows: (n, 2*width) float32."""
-    check_facet(facet)
+def aspect_search_vectors(aspects: numpy.ndarray, aspect: str, aspect_weight: float = ASPECT_WEIGHT) -> numpy.ndarray:
+    """Aspect search vectors of a (n, 4, width) aspect array with NaN rows: (n, 2*width) float32."""
+    check_aspect(aspect)
     aspects = numpy.asarray(aspects, dtype=numpy.float32)
     papers = paper_vectors(aspects)
-    column = aspects[:, ASPECTS.index(facet)]
-    has_facet = ~numpy.isnan(column).any(axis=-1)
-    facet_part = numpy.where(has_facet[:, None], normalise_rows(numpy.nan_to_num(column)), papers)
-    return numpy.concatenate([papers, numpy.float32(numpy.sqrt(facet_weight)) * facet_part], axis=1)
+    column = aspects[:, ASPECTS.index(aspect)]
+    has_aspect = ~numpy.isnan(column).any(axis=-1)
+    aspect_part = numpy.where(has_aspect[:, None], normalise_rows(numpy.nan_to_num(column)), papers)
+    return numpy.concatenate([papers, numpy.float32(numpy.sqrt(aspect_weight)) * aspect_part], axis=1)
 
 
 def paper_vector(aspect_vectors: Mapping[str, Any]) -> numpy.ndarray:
@@ -90,12 +91,13 @@ def paper_vector(aspect_vectors: Mapping[str, Any]) -> numpy.ndarray:
     return paper_vectors(aspect_matrix(aspect_vectors)[None])[0]
 
 
-def facet_search_vector(aspect_vectors: Mapping[str, Any], facet: str, facet_weight: float = FACET_WEIGHT) -> numpy.ndarray:
-    """``[paper_vector, sqrt(facet_weight) * normalise(aspect_vectors[facet])]`` (paper vector if missing).
+def aspect_search_vector(aspect_vectors: Mapping[str, Any], aspect: str,
+                         aspect_weight: float = ASPECT_WEIGHT) -> numpy.ndarray:
+    """``[paper_vector, sqrt(aspect_weight) * normalise(aspect_vectors[aspect])]`` (paper vector if missing).
 
-    Euclidean distance between two of these is the ranking distance for ``facet``.
+    Euclidean distance between two of these is the ranking distance for ``aspect``.
     """
-    return facet_search_vectors(aspect_matrix(aspect_vectors)[None], facet, facet_weight)[0]
+    return aspect_search_vectors(aspect_matrix(aspect_vectors)[None], aspect, aspect_weight)[0]
 
 
 def aspect_cosines(q_aspects: Mapping[str, Any], c_aspects: Mapping[str, Any]) -> dict[str, float]:

@@ -6,9 +6,9 @@
 CSFCUBE_DIR has the published layout (``abstracts-csfcube-preds.jsonl``,
 ``test-pid2anns-csfcube-{background,method,result}.json``, optionally
 ``evaluation_splits.json``). Every query of the pid2anns files is ranked; the ranked pools
-go to OUTPUT_DIR in the official format ``test-pid2pool-csfcube-<model>-<facet>-ranked.json``
+go to OUTPUT_DIR in the official format ``test-pid2pool-csfcube-<model>-<aspect>-ranked.json``
 (``{query_pid: [[cand_pid, distance], ...]}``, smallest distance first), and METRICS_JSON
-gets MAP, NDCG%20, NDCG@20, MRR and R@20 per facet and for ``all`` (every query-facet pair
+gets MAP, NDCG%20, NDCG@20, MRR and R@20 per query aspect and for ``all`` (every query-aspect pair
 pooled) as CSFCube's ``ranking_eval.py`` computes them, with a ``baselines`` section.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import spacy
 
 from scholarly_nlp import write_atomic
-from scholarly_aspect_embedder.baselines import BM25FacetRanker, MiniLMRanker, TfidfFacetRanker
+from scholarly_aspect_embedder.baselines import BM25AspectRanker, MiniLMRanker, TfidfAspectRanker
 from scholarly_aspect_embedder.csfcube_eval import evaluate_rankers, metrics_table
 from scholarly_aspect_embedder.pipeline_ranker import ROLE_SOURCES, AspectPipelineRanker
 
@@ -33,7 +33,7 @@ BASELINES = ("tfidf", "bm25", "minilm")
 
 def baseline_rankers(names: list[str], backbone: str | None) -> dict:
     """The named baselines (``tfidf``, ``bm25``, ``minilm``)."""
-    make = {"tfidf": TfidfFacetRanker, "bm25": BM25FacetRanker, "minilm": lambda: MiniLMRanker(backbone=backbone)}
+    make = {"tfidf": TfidfAspectRanker, "bm25": BM25AspectRanker, "minilm": lambda: MiniLMRanker(backbone=backbone)}
     unknown = [n for n in names if n not in make]
     if unknown:
         raise SystemExit(f"unknown baseline(s) {unknown}; known: {sorted(make)}")

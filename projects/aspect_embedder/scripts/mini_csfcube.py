@@ -1,6 +1,6 @@
 """A small CSFCube directory in the published layout, for smoke runs and tests.
 
-Keeps the first ``--queries`` queries of each facet's pid2anns file (dev-fold queries
+Keeps the first ``--queries`` queries of each query aspect's pid2anns file (dev-fold queries
 first), the first ``--pool`` candidates of each (all per-annotator relevance lists cut the
 same way), the abstracts those papers need, an ``evaluation_splits.json`` whose
 ``fold1_dev`` lists the kept queries, and ``queries-release.csv``.
@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-FACETS = ("background", "method", "result")
+from scholarly_nlp import QUERY_ASPECTS
 
 
 def main(argv=None) -> int:
@@ -32,9 +32,9 @@ def main(argv=None) -> int:
     splits = json.loads((src / "evaluation_splits.json").read_text())
     needed: set[str] = set()
     mini_splits: dict = {}
-    for facet in FACETS:
-        anns = json.loads((src / f"test-pid2anns-csfcube-{facet}.json").read_text())
-        dev = [q.rsplit("_", 1)[0] for q in splits.get(facet, {}).get("fold1_dev", [])]
+    for aspect in QUERY_ASPECTS:
+        anns = json.loads((src / f"test-pid2anns-csfcube-{aspect}.json").read_text())
+        dev = [q.rsplit("_", 1)[0] for q in splits.get(aspect, {}).get("fold1_dev", [])]
         order = [q for q in dev if q in anns] + [q for q in anns if q not in dev]
         kept = {}
         for qpid in order[: args.queries]:
@@ -42,9 +42,9 @@ def main(argv=None) -> int:
                           for key, value in anns[qpid].items()}
             needed.add(qpid)
             needed.update(kept[qpid]["cands"])
-        (out / f"test-pid2anns-csfcube-{facet}.json").write_text(json.dumps(kept))
-        mini_splits[facet] = {"fold1_dev": [f"{q}_{facet}" for q in kept]}
-    mini_splits["all"] = {"fold1_dev": [q for f in FACETS for q in mini_splits[f]["fold1_dev"]]}
+        (out / f"test-pid2anns-csfcube-{aspect}.json").write_text(json.dumps(kept))
+        mini_splits[aspect] = {"fold1_dev": [f"{q}_{aspect}" for q in kept]}
+    mini_splits["all"] = {"fold1_dev": [q for a in QUERY_ASPECTS for q in mini_splits[a]["fold1_dev"]]}
     (out / "evaluation_splits.json").write_text(json.dumps(mini_splits, indent=1))
     with open(src / "abstracts-csfcube-preds.jsonl", encoding="utf-8") as fh, \
             open(out / "abstracts-csfcube-preds.jsonl", "w", encoding="utf-8") as dst:

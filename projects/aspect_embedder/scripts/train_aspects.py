@@ -28,9 +28,10 @@ from thinc.api import Adam, fix_random_seed
 
 import scholarly_nlp
 from scholarly_nlp.ml import transformer_listener_config
-from scholarly_nlp.metrics import evaluate_csfcube, load_csfcube_qrels, read_csfcube_folds
-from scholarly_nlp.readers import abstract_doc, read_csfcube_abstracts
-from scholarly_aspect_embedder.vectors import facet_search_vector
+from scholarly_nlp import QUERY_ASPECTS
+from scholarly_nlp.metrics import evaluate_csfcube
+from scholarly_nlp.readers import abstract_doc, load_csfcube_qrels, read_csfcube_abstracts, read_csfcube_folds
+from scholarly_aspect_embedder.vectors import aspect_search_vector
 
 GROUP_KEY = "aspect_group"
 DEV_FOLD = "fold1_dev"
@@ -44,32 +45,32 @@ def annotate(nlp, docs, batch_size=32):
 
 
 def has_dev_fold(data_dir: Path) -> bool:
-    """Whether ``evaluation_splits.json`` names a ``fold1_dev`` for every facet."""
+    """Whether ``evaluation_splits.json`` names a ``fold1_dev`` for every query aspect."""
     splits = data_dir / "evaluation_splits.json"
     if not splits.exists():
         return False
     data = json.loads(splits.read_text())
-    return all(DEV_FOLD in data.get(facet, {}) for facet in ("background", "method", "result"))
+    return all(DEV_FOLD in data.get(aspect, {}) for aspect in QUERY_ASPECTS)
 
 
 def dev_map(nlp, csf_docs, data_dir: Path) -> dict:
-    """CSFCube dev-fold MAP / NDCG%20 per facet and their mean, with the current head."""
+    """CSFCube dev-fold MAP / NDCG%20 per query aspect and their mean, with the current head."""
     embedder = nlp.get_pipe("aspect_embedder")
     embedder.set_annotations(csf_docs, embedder.predict(csf_docs))
     by_id = {doc._.paper_id: doc for doc in csf_docs}
     out = {}
-    for facet in ("background", "method", "result"):
-        qrels = load_csfcube_qrels(data_dir, facet)
-        folds = {k: v for k, v in read_csfcube_folds(data_dir / "evaluation_splits.json", facet).items() if k == DEV_FOLD}
+    for aspect in QUERY_ASPECTS:
+        qrels = load_csfcube_qrels(data_dir, aspect)
+        folds = {k: v for k, v in read_csfcube_folds(data_dir / "evaluation_splits.json", aspect).items() if k == DEV_FOLD}
         ranked = {}
         for qpid in folds[DEV_FOLD]:
-            q = facet_search_vector(by_id[qpid]._.aspect_vectors, facet)
+            q = aspect_search_vector(by_id[qpid]._.aspect_vectors, aspect)
             cands = list(qrels[qpid])
-            dist = [float(((facet_search_vector(by_id[c]._.aspect_vectors, facet) - q) ** 2).sum()) for c in cands]
+            dist = [float(((aspect_search_vector(by_id[c]._.aspect_vectors, aspect) - q) ** 2).sum()) for c in cands]
             ranked[qpid] = [c for _, c in sorted(zip(dist, cands))]
         metrics = evaluate_csfcube(ranked, {q: qrels[q] for q in folds[DEV_FOLD]})
-        out[facet] = {"MAP": 100 * metrics["map"], "NDCG%20": 100 * metrics["ndcg%20"]}
-    out["mean"] = {k: sum(out[f][k] for f in ("background", "method", "result")) / 3 for k in ("MAP", "NDCG%20")}
+        out[aspect] = {"MAP": 100 * metrics["map"], "NDCG%20": 100 * metrics["ndcg%20"]}
+    out["mean"] = {k: sum(out[a][k] for a in QUERY_ASPECTS) / len(QUERY_ASPECTS) for k in ("MAP", "NDCG%20")}
     return out
 
 
