@@ -24,6 +24,7 @@ _EXPORTS = {
     "folder_to_bytes": "folder_bytes",
     "HuggingFaceModelPipe": "hf_pipe",
     "transformer_listener_config": "listener",
+    "check_transformer_ran": "listener",
     "ListwiseRankingPipe": "listwise",
     "SentenceEncoder": "sentence_encoder",
     "cosine_matrix": "sentence_encoder",

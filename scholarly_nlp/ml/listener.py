@@ -1,4 +1,5 @@
-"""The listener config of components that read the shared ``transformer`` pipe."""
+"""The listener config of components that read the shared ``transformer`` pipe, and the check
+that the transformer ran before them."""
 
 from __future__ import annotations
 
@@ -12,3 +13,15 @@ def transformer_listener_config(grad_factor: float = 1.0, upstream: str = "*") -
         "pooling": {"@layers": "reduce_mean.v1"},
         "upstream": upstream,
     }
+
+
+def check_transformer_ran(component: str, docs) -> None:
+    """Raise a ValueError naming the fix when no transformer pipe annotated ``docs`` before
+    ``component`` (its listener would otherwise fail deep inside spacy-transformers)."""
+    from spacy.tokens import Doc
+
+    if any(len(doc) and (not Doc.has_extension("trf_data") or doc._.trf_data is None) for doc in docs):
+        raise ValueError(
+            f"{component} reads the shared transformer's output (doc._.trf_data), but no transformer pipe ran "
+            f"before it: add one first, e.g. nlp.add_pipe('scholarly_transformer', name='transformer', first=True), "
+            f"or load a trained pipeline (scholarly_nlp.load('scholarly_core'))")

@@ -27,7 +27,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ASPECTS, ComponentSpec, aspect_sentences
-from scholarly_nlp.ml import transformer_listener_config
+from scholarly_nlp.ml import check_transformer_ran, transformer_listener_config
 
 from .loss import aspect_triplet_loss
 from .model import ARCH
@@ -100,6 +100,7 @@ class AspectEmbedder(TrainablePipe):
         sentvecs: list = [numpy.zeros((0, self.model.get_dim("nO")), dtype="float32")] * len(docs)
         if texts:
             batch = [docs[i] for i in texts]
+            check_transformer_ran(self.name, batch)
             matrices = self.model.predict(batch)
             tokvecs = self.model.get_ref("tok2vec").predict(batch)
             for i, matrix, doc, vecs in zip(texts, matrices, batch, tokvecs):

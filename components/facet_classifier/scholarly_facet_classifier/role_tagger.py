@@ -48,7 +48,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from scholarly_nlp import ROLE_GROUP, ROLES, ComponentSpec, abstract_sentences, set_roles
-from scholarly_nlp.ml import resolve_backbone, transformer_listener_config
+from scholarly_nlp.ml import check_transformer_ran, resolve_backbone, transformer_listener_config
 
 from .role_model import ROLE_TAGGER_ARCH
 
@@ -166,6 +166,7 @@ class SentenceRoleTagger(TrainablePipe):
         docs = list(docs)
         if not docs:
             return []
+        check_transformer_ran(self.name, docs)
         probs = self.model.predict(docs)
         return [self.model.ops.to_numpy(p).astype("float32") for p in probs]
 
