@@ -26,6 +26,8 @@ _EXPORTS = {
     "transformer_listener_config": "listener",
     "check_transformer_ran": "listener",
     "ListwiseRankingPipe": "listwise",
+    "TrainingState": "training_state",
+    "UntrainedComponentWarning": "training_state",
     "SentenceEncoder": "sentence_encoder",
     "cosine_matrix": "sentence_encoder",
     "shared_transformer_config": "abstract_spans",

@@ -134,6 +134,7 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
         from peft import PeftModel
 
         module = PeftModel.from_pretrained(module, str(path), is_trainable=True)
+        missing = []  # the adapter carries the trained head the backbone lacked
     return LoadedEncoder(module, source, digest, missing)
 
 

@@ -95,6 +95,7 @@ def load_cross_encoder(model: Model, path: str) -> None:
     model.attrs[_TOKENIZER] = tokenizer
     # A new head is not the backbone's: such a model can never be saved as a reference only.
     model.attrs["backbone_digest"] = None if loaded.missing else loaded.digest
+    model.attrs["random_head"] = bool(loaded.missing)
 
 
 def _sequence_classifier(source: str) -> tuple[Any, list[str]]:

@@ -8,6 +8,7 @@ access to the original backbone; bytes are that folder as a tar archive.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -15,6 +16,8 @@ from .cross_encoder import is_loaded, load_cross_encoder, save_cross_encoder
 from .folder_bytes import folder_from_bytes, folder_to_bytes
 
 MODEL_DIR = "model"
+TRAINED_FILE = "trained.json"
+"""Whether training updated the scorer (the pipe's settings live in the pipeline config)."""
 
 
 class HuggingFaceModelPipe:
@@ -26,12 +29,16 @@ class HuggingFaceModelPipe:
         path.mkdir(parents=True, exist_ok=True)
         if is_loaded(self.model):
             save_cross_encoder(self.model, path / MODEL_DIR)
+        (path / TRAINED_FILE).write_text(json.dumps({"trained": bool(self.cfg.get("trained"))}) + "\n",
+                                         encoding="utf-8")
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()):
         """Load what :meth:`to_disk` wrote; a folder without a model leaves the pipe as it is."""
         path = Path(path)
         if (path / MODEL_DIR).exists():
             load_cross_encoder(self.model, str(path / MODEL_DIR))
+        if (path / TRAINED_FILE).exists():
+            self.cfg["trained"] = bool(json.loads((path / TRAINED_FILE).read_text(encoding="utf-8")).get("trained"))
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:

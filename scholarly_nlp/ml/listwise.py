@@ -68,6 +68,8 @@ class ListwiseRankingPipe:
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += loss
+        if hasattr(self, "mark_trained"):
+            self.mark_trained()
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores: Any) -> tuple[float, Any]:

@@ -37,7 +37,7 @@ from thinc.api import Model
 from scholarly_nlp import ComponentSpec
 from scholarly_nlp.retrieval import SentenceIndex
 from scholarly_nlp.metrics import prf, task1a_counts
-from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded, score_pairs
+from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, is_loaded, score_pairs
 
 from .candidates import bm25_candidates, encoder_query, fuse, gold_indices, select, sentence_sids, sentence_texts
 
@@ -94,13 +94,19 @@ def _check_settings(cfg: dict) -> None:
         raise ValueError(f"citance_linker: k ({cfg['k']}) cannot exceed candidates ({cfg['candidates']})")
 
 
-class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
+class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, TrainablePipe):
     """Links the citances of a reference paper to the sentences they refer to.
 
     Saved as the scorer's Hugging Face folder (:class:`HuggingFaceModelPipe`); the settings
     (k, threshold, ...) live in the pipeline config, so a loaded pipeline takes overrides
     such as ``{"k": 1}``.
     """
+
+    training_project = "projects/citance_linkage"
+
+    def needs_training(self) -> bool:
+        """Only a scorer with a new, random head (a cross-encoder built from a plain encoder)."""
+        return bool(self.model.attrs.get("random_head"))
 
     per_doc_limit_key = "max_citances_per_doc"
 
@@ -172,6 +178,7 @@ class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
 
     def predict(self, docs: Iterable[Doc]) -> list[dict[str, list[tuple[int, float]]]]:
         """Per doc: citance id -> chosen (sentence index, score) pairs, best first."""
+        self.warn_if_untrained()
         docs = list(docs)
         requests, owners = [], []
         for d, doc in enumerate(docs):

@@ -36,6 +36,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec
+from scholarly_nlp.ml import TrainingState
 
 from .features import contribution_sentences, introduction_features, model_docs
 
@@ -81,8 +82,10 @@ def gold_items(doc: Doc) -> list[dict]:
     return list(doc._.contribution_gold or [])
 
 
-class ContributionDetector(TrainablePipe):
+class ContributionDetector(TrainingState, TrainablePipe):
     """Scores a paper's introduction sentences as contribution statements."""
+
+    training_project = "projects/contribution_linker"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "contribution_detector", *,
                  threshold: float = 0.5, positive_weight: float = 4.5):
@@ -110,6 +113,7 @@ class ContributionDetector(TrainablePipe):
     def predict(self, docs: Iterable[Doc]) -> list[tuple[list, numpy.ndarray]]:
         """Per doc: ``(introduction sentence Spans, their probabilities)``; all docs' sentences
         go through the model in one call."""
+        self.warn_if_untrained()
         docs = list(docs)
         inputs = [introduction_features(doc) for doc in docs]
         texts = [s.text for sentences, _ in inputs for s in sentences]
@@ -174,6 +178,7 @@ class ContributionDetector(TrainablePipe):
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += loss
+        self.mark_trained()
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores: Any, labels: Optional[numpy.ndarray] = None) -> tuple[float, Any]:

@@ -52,7 +52,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from scholarly_nlp import ComponentSpec
-from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded
+from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, is_loaded
 
 from .candidates import PaperIndex, contribution_sentences, fuse
 
@@ -126,13 +126,19 @@ def _check_settings(cfg: dict) -> None:
         raise ValueError(f"contribution_linker: loss_temperature must be > 0, got {cfg['loss_temperature']!r}")
 
 
-class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
+class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, TrainablePipe):
     """Links a paper's contribution sentences to the body paragraphs that explain them.
 
     Saved as the scorer's Hugging Face folder (:class:`HuggingFaceModelPipe`); the settings
     (k, detection_threshold, bm25_weight, ...) live in the pipeline config, so a loaded
     pipeline takes overrides such as ``{"k": 1}``.
     """
+
+    training_project = "projects/contribution_linker"
+
+    def needs_training(self) -> bool:
+        """Only a scorer with a new, random head (a cross-encoder built from a plain encoder)."""
+        return bool(self.model.attrs.get("random_head"))
 
     per_doc_limit_key = "max_sentences_per_doc"
 
@@ -232,6 +238,7 @@ class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePip
 
     def predict(self, docs: Iterable[Doc]) -> list[list[tuple[Span, Optional[float], list[tuple[Span, float]]]]]:
         """Per doc: ``(contribution sentence, detection probability or None, [(paragraph, score)] top k)``."""
+        self.warn_if_untrained()
         docs = list(docs)
         requests, owners = [], []
         for d, doc in enumerate(docs):

@@ -33,7 +33,7 @@ from thinc.types import Floats2d
 
 from scholarly_nlp import ComponentSpec
 from scholarly_nlp.metrics import facet_f1
-from scholarly_nlp.ml import folder_from_bytes, folder_to_bytes
+from scholarly_nlp.ml import TrainingState, folder_from_bytes, folder_to_bytes
 
 from .labels import FACET_LABELS, decide_labels, label_matrix
 from .models import TFIDF_ARCH, is_ready, read_model, write_model
@@ -85,8 +85,10 @@ def citance_id(citance: dict, index: int) -> str:
     return str(index) if value is None or value == "" else str(value)
 
 
-class CitanceFacetClassifier(TrainablePipe):
+class CitanceFacetClassifier(TrainingState, TrainablePipe):
     """Classifies the citances of a reference paper into discourse facets (multi-label)."""
+
+    training_project = "projects/citance_linkage"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "citance_facet_classifier", *,
                  threshold: float = 0.5, min_labels: int = 1, batch_size: int = 32,
@@ -136,6 +138,7 @@ class CitanceFacetClassifier(TrainablePipe):
     # -- inference on Docs ------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> list[numpy.ndarray]:
         """Per doc, a (citances, labels) probability array for its incoming citances."""
+        self.warn_if_untrained()
         docs = list(docs)
         per_doc = [[c.get("text") or "" for c in incoming_citances(doc)] for doc in docs]
         probs = self.predict_proba([text for texts in per_doc for text in texts])
@@ -217,6 +220,7 @@ class CitanceFacetClassifier(TrainablePipe):
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += total
+        self.mark_trained()
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores: Floats2d) -> tuple[float, Floats2d]:

@@ -48,7 +48,7 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from scholarly_nlp import ROLE_GROUP, ROLES, ComponentSpec, abstract_sentences, set_roles
-from scholarly_nlp.ml import check_transformer_ran, resolve_backbone, transformer_listener_config
+from scholarly_nlp.ml import TrainingState, check_transformer_ran, resolve_backbone, transformer_listener_config
 
 from .role_model import ROLE_TAGGER_ARCH
 
@@ -136,8 +136,10 @@ def gold_roles(doc: Doc) -> Optional[List[str]]:
     return [s.label_ for s in spans] if spans else None
 
 
-class SentenceRoleTagger(TrainablePipe):
+class SentenceRoleTagger(TrainingState, TrainablePipe):
     """Tags each abstract sentence with its rhetorical role (see the module docstring)."""
+
+    training_project = "projects/aspect_embedder"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "sentence_role_tagger", *,
                  overwrite: bool = False, batch_size: int = 32):
@@ -163,6 +165,7 @@ class SentenceRoleTagger(TrainablePipe):
 
     def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
         """Per Doc, an ``(abstract sentences, 5)`` float32 array of role probabilities."""
+        self.warn_if_untrained()
         docs = list(docs)
         if not docs:
             return []
@@ -206,6 +209,7 @@ class SentenceRoleTagger(TrainablePipe):
         if sgd not in (None, False):
             self.finish_update(sgd)
         losses[self.name] += loss
+        self.mark_trained()
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores: List[Floats2d]) -> Tuple[float, List[Floats2d]]:

@@ -33,7 +33,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec, ScholarlyNLPError, write_atomic
-from scholarly_nlp.ml import folder_from_bytes, folder_to_bytes
+from scholarly_nlp.ml import TrainingState, folder_from_bytes, folder_to_bytes
 
 from .features import FigureFeatures, Featurizer, make_batch
 from .losses import LOSSES, pair_loss
@@ -108,8 +108,10 @@ def make_figure_embedder(nlp: Language, name: str, model: Model, encoder: str, i
                           n_candidates=n_candidates, batch_size=batch_size, seed=seed)
 
 
-class FigureEmbedder(TrainablePipe):
+class FigureEmbedder(TrainingState, TrainablePipe):
     """Embeds each figure of a paper from its text and its image."""
+
+    training_project = "projects/figure_embeddings"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "figure_embedder", *,
                  encoder: str = "all-MiniLM-L6-v2", include_tables: bool = False, window: int = 1,
@@ -179,6 +181,7 @@ class FigureEmbedder(TrainablePipe):
     # -- inference --------------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> list[dict[str, list[float]]]:
         """Per doc, figure id -> embedding (a list of floats)."""
+        self.warn_if_untrained()
         per_doc = self.features(docs)
         flat = [f for figures in per_doc for f in figures]
         vectors = self.embed(flat)
@@ -261,6 +264,7 @@ class FigureEmbedder(TrainablePipe):
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += loss
+        self.mark_trained()
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores: Any) -> tuple[float, numpy.ndarray]:

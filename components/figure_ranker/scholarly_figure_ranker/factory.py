@@ -28,7 +28,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec
-from scholarly_nlp.ml import HuggingFaceModelPipe, is_loaded, score_pairs
+from scholarly_nlp.ml import HuggingFaceModelPipe, TrainingState, is_loaded, score_pairs
 
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
 
@@ -84,8 +84,14 @@ def make_figure_ranker(nlp: Language, name: str, model: Model, include_tables: b
                         batch_size=batch_size, seed=seed)
 
 
-class FigureRanker(HuggingFaceModelPipe, TrainablePipe):
+class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
     """Scores each figure of a paper as its central figure (visual summary)."""
+
+    training_project = "projects/figure_ranker"
+
+    def needs_training(self) -> bool:
+        """Only a scorer with a new, random head (a cross-encoder built from a plain encoder)."""
+        return bool(self.model.attrs.get("random_head"))
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "figure_ranker", *, include_tables: bool = False,
                  margin: float = 1.0, max_queries_per_doc: int = 4, max_negatives: int = 3, batch_size: int = 64,
@@ -105,6 +111,7 @@ class FigureRanker(HuggingFaceModelPipe, TrainablePipe):
 
     def predict(self, docs: Iterable[Doc]) -> list[dict[str, Optional[float]]]:
         """Per doc, figure id -> summed score (None for a figure that cannot be scored)."""
+        self.warn_if_untrained()
         docs = list(docs)
         pairs, owners = [], []
         results: list[dict[str, Optional[float]]] = []
@@ -191,6 +198,7 @@ class FigureRanker(HuggingFaceModelPipe, TrainablePipe):
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += loss
+        self.mark_trained()
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores: Any) -> tuple[float, Any]:
