@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 
 from .doc.builder import paper_to_doc
 from .doc.extensions import install_extensions
-from .errors import InputError, ScholarlyNLPError
+from .errors import InputError, ScholarlyNLPError, UnknownPipelineError
 from .plugins import get_registry
 from .readers.dispatch import PathLike, ReaderOptions, read_paper, read_papers
 
@@ -24,6 +24,26 @@ def blank(lang: str = "en") -> Language:
     get_registry()
     install_extensions()
     return spacy.blank(lang)
+
+
+def load(name: PathLike, *, gpu_id: Optional[int] = None, **spacy_options: Any) -> Language:
+    """Load a trained pipeline: an installed pipeline package's name or a pipeline folder.
+
+    The plugins are loaded first (so every component's factory is known); ``gpu_id`` >= 0
+    runs it on that GPU. An unknown name raises :class:`~scholarly_nlp.errors.UnknownPipelineError`
+    saying what to install or pass; ``spacy_options`` go to ``spacy.load`` (``exclude``,
+    ``config`` overrides, ...).
+    """
+    get_registry()
+    install_extensions()
+    if gpu_id is not None and gpu_id >= 0:
+        spacy.require_gpu(gpu_id)
+    try:
+        return spacy.load(name, **spacy_options)
+    except OSError as exc:
+        if "[E050]" in str(exc) or "[E053]" in str(exc):
+            raise UnknownPipelineError(str(name)) from exc
+        raise
 
 
 def read(path: PathLike, nlp: Optional[Language] = None, format: Optional[str] = None, **options: Any) -> Doc:

@@ -1,4 +1,4 @@
-"""The ``scholarly-nlp`` command line: ``parse``, ``plugins``, ``demo`` and plugin commands (``similar`` is the aspect embedder's)."""
+"""The ``scholarly-nlp`` command line: ``parse``, ``analyze``, ``plugins``, ``demo`` and plugin commands (``similar`` is the aspect embedder's)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ from typing import Optional
 
 import click
 
-from .api import blank, read_many
-from .doc.serialize import save_docbin, save_json
-from .errors import ScholarlyNLPError
+from .analysis import analysis_record, summary_lines
+from .api import DocResult, blank, load, read_many
+from .doc.serialize import save_docbin, save_json, write_atomic
+from .errors import InputError, ScholarlyNLPError
 from .naming import output_names, paper_stem
 from .plugins import get_registry, package_root
 from .readers.dispatch import expand_inputs
 
 OUTPUT_FORMATS = ("json", "docbin")
+DEFAULT_PIPELINE = "scholarly_core"
+"""The pipeline ``analyze`` loads when none is named."""
 PROGRESS_MIN_FILES = 20
 
 
@@ -163,6 +166,53 @@ def _write(doc, out: Path, name: str, out_format: str, json_full: bool = False) 
         save_json(doc, out / f"{name}.json", full=json_full)
     else:
         save_docbin([doc], out / f"{name}.spacy")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--pipeline", default=DEFAULT_PIPELINE, show_default=True,
+              help="An installed pipeline package or a trained pipeline folder.")
+@click.option("--gpu-id", type=int, default=-1, show_default=True, help="Run the pipeline on this GPU (-1: CPU).")
+@click.option("--n-process", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Files read at once (worker processes).")
+@click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")
+@click.option("--quiet", is_flag=True, help="Only the summary line and failures.")
+def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_process: int, images: bool,
+            quiet: bool) -> None:
+    """Run a trained pipeline over PDFs, TEI files, folders or globs: one analysis JSON per paper.
+
+    Each record holds the paper's title, its abstract sentences with their roles, its
+    citances with bibliography ids, and what each component found (central figure and
+    figure scores, contributions with their paragraphs, aspect vectors, ...). Bad files are
+    reported and skipped, as in ``parse``.
+    """
+    nlp = load(pipeline, gpu_id=gpu_id)
+    out = Path(out_dir)
+    files = _unique(expand_inputs(paths))
+    if not files:
+        raise click.UsageError(f"no input files found in {', '.join(paths)}")
+    names = dict(zip(files, output_names(files)))
+    ok, failed = 0, []
+    for result in read_many(files, nlp, run_pipeline=True, workers=n_process,
+                            reader_options=_reader_options(out, names, images)):
+        if not result.ok:
+            failed.append(result)
+            continue
+        try:
+            record = analysis_record(result.doc, nlp)
+            write_atomic(out / f"{names[result.path]}.analysis.json", json.dumps(record, ensure_ascii=False))
+        except (ScholarlyNLPError, OSError, ValueError, TypeError) as exc:
+            failed.append(DocResult(path=result.path, error=InputError(result.path, f"could not be written ({exc})")))
+            continue
+        ok += 1
+        if not quiet:
+            click.echo("\n".join(summary_lines(record)))
+    for result in failed:
+        click.echo(f"failed: {one_line(result.error)}", err=True)
+    click.echo(f"analyzed {len(files)} file(s) with {pipeline}: {ok} ok, {len(failed)} failed; output in {out}")
+    if failed:
+        sys.exit(1)
 
 
 @cli.command()

@@ -103,6 +103,21 @@ class UnknownComponentError(ScholarlyNLPError):
         return (type(self), (self.name, self.known))
 
 
+class UnknownPipelineError(ScholarlyNLPError):
+    """A pipeline name that is neither an installed pipeline package nor a pipeline folder."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(
+            f"Can't find the pipeline {name!r}: it is neither an installed pipeline package nor a folder with a "
+            f"config.cfg. Install a trained pipeline, or pass the folder a training run wrote (e.g. "
+            f"projects/figure_ranker/training/model-best)."
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.name,))
+
+
 class UnknownNameError(ScholarlyNLPError):
     """A reader, metric or aspect name that nothing registered."""
 

@@ -49,6 +49,14 @@ def test_an_untrained_cross_encoder_ranker_warns_once_by_name(backbone, paper_pa
     assert messages[0].startswith("figure_ranker has not been trained") and "projects/figure_ranker" in messages[0]
 
 
+def test_an_untrained_ranker_still_warns_after_saving_and_loading(backbone, paper_path, tmp_path):
+    import spacy
+
+    ranker(backbone).to_disk(tmp_path / "pipe")
+    (message,) = untrained_warnings(spacy.load(tmp_path / "pipe"), paper_path)
+    assert message.startswith("figure_ranker has not been trained")
+
+
 def test_training_clears_the_warning_and_the_flag_is_saved(backbone, paper_path, tmp_path):
     import spacy
 

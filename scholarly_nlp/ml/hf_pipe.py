@@ -17,7 +17,8 @@ from .folder_bytes import folder_from_bytes, folder_to_bytes
 
 MODEL_DIR = "model"
 TRAINED_FILE = "trained.json"
-"""Whether training updated the scorer (the pipe's settings live in the pipeline config)."""
+"""Whether training updated the scorer and whether its head is still a random one (the pipe's
+settings live in the pipeline config)."""
 
 
 class HuggingFaceModelPipe:
@@ -29,8 +30,8 @@ class HuggingFaceModelPipe:
         path.mkdir(parents=True, exist_ok=True)
         if is_loaded(self.model):
             save_cross_encoder(self.model, path / MODEL_DIR)
-        (path / TRAINED_FILE).write_text(json.dumps({"trained": bool(self.cfg.get("trained"))}) + "\n",
-                                         encoding="utf-8")
+        state = {"trained": bool(self.cfg.get("trained")), "random_head": bool(self.model.attrs.get("random_head"))}
+        (path / TRAINED_FILE).write_text(json.dumps(state) + "\n", encoding="utf-8")
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()):
         """Load what :meth:`to_disk` wrote; a folder without a model leaves the pipe as it is."""
@@ -38,7 +39,10 @@ class HuggingFaceModelPipe:
         if (path / MODEL_DIR).exists():
             load_cross_encoder(self.model, str(path / MODEL_DIR))
         if (path / TRAINED_FILE).exists():
-            self.cfg["trained"] = bool(json.loads((path / TRAINED_FILE).read_text(encoding="utf-8")).get("trained"))
+            state = json.loads((path / TRAINED_FILE).read_text(encoding="utf-8"))
+            self.cfg["trained"] = bool(state.get("trained"))
+            # a head saved untrained is still the random one it was given
+            self.model.attrs["random_head"] = bool(state.get("random_head")) or bool(self.model.attrs.get("random_head"))
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:

@@ -123,6 +123,15 @@ class AspectEmbedder(TrainablePipe):
             doc._.sentence_vectors = svecs
             doc._.aspect_fallbacks = fallbacks
 
+    def analysis(self, doc: Doc) -> dict:
+        """The embedder's part of ``scholarly-nlp analyze``'s record: the title, background, method
+        and result vectors (None for a Doc without text) and the aspects computed by fallback."""
+        vectors = doc._.aspect_vectors
+        return {
+            "aspects": None if vectors is None else {a: [round(float(x), 6) for x in v] for a, v in vectors.items()},
+            "aspect_fallbacks": dict(doc._.aspect_fallbacks or {}),
+        }
+
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
                losses: Optional[dict] = None) -> dict:
         """One weakly supervised step: triplet loss over the groups in the batch."""

@@ -202,6 +202,10 @@ class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, Tr
                 for cid, chosen in doc_links.items()
             }
 
+    def analysis(self, doc: Doc) -> dict:
+        """The linker's part of ``scholarly-nlp analyze``'s record (reference papers with incoming citances)."""
+        return {"citance_links": dict(doc._.citance_links or {})}
+
     # -- training ---------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         """Load the backbone; warn when the examples hold no citance with gold sids.

@@ -162,6 +162,12 @@ class ContributionDetector(TrainingState, TrainablePipe):
         else:
             self.model.initialize()
 
+    def analysis(self, doc: Doc) -> dict:
+        """The detector's part of ``scholarly-nlp analyze``'s record: the introduction sentences
+        it detected as contribution statements."""
+        return {"detected_contributions": [{"text": s.text, "start_char": s.start_char, "end_char": s.end_char}
+                                           for s in doc._.contribution_sentences or []]}
+
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
                losses: Optional[dict[str, float]] = None) -> dict[str, float]:
         """One optimiser step of weighted binary cross-entropy on the examples' gold sentences."""

@@ -270,6 +270,11 @@ class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainingStat
                 for sentence, prob, chosen in doc_links
             ]
 
+    def analysis(self, doc: Doc) -> dict:
+        """The linker's part of ``scholarly-nlp analyze``'s record: each contribution sentence
+        with its linked body paragraphs, best first, with scores."""
+        return {"contributions": list(doc._.contributions or [])}
+
     # -- training ---------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         """Load the backbone; warn when no example's reference carries ``doc._.contribution_pairs``.

@@ -159,6 +159,11 @@ class CitanceFacetClassifier(TrainingState, TrainablePipe):
             doc._.citance_facets = facets
             doc._.citance_facet_scores = scores
 
+    def analysis(self, doc: Doc) -> dict:
+        """The classifier's part of ``scholarly-nlp analyze``'s record: why each incoming citance
+        cites this (reference) paper, by citance id."""
+        return {"incoming_citance_facets": dict(doc._.citance_facets or {})}
+
     # -- training ---------------------------------------------------------------------
     def training_data(self, examples: Iterable[Example]) -> tuple[list[str], numpy.ndarray]:
         """(texts, gold label matrix) of the citances with gold facets in the examples' reference docs."""

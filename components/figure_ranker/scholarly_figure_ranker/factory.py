@@ -140,6 +140,17 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
             ranking = rank_figures(list(doc_scores), scored)
             doc._.central_figure = ranking[0] if ranking else None
 
+    def analysis(self, doc: Doc) -> dict:
+        """The figure ranker's part of ``scholarly-nlp analyze``'s record: the central figure and
+        every figure with its score and rank (1 = central; None for figures it did not score)."""
+        scores = doc._.figure_scores or {}
+        rank = {fid: i + 1 for i, fid in enumerate(doc._.figure_ranking)}
+        return {
+            "central_figure": doc._.central_figure,
+            "figures": [{"id": f.id, "label": f.label, "kind": f.kind, "caption": f.caption_text[:300],
+                         "score": scores.get(f.id), "rank": rank.get(f.id)} for f in doc._.figures],
+        }
+
     # -- training ---------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         """Load the backbone; check that the examples hold papers with figure mentions."""

@@ -1,0 +1,89 @@
+"""What ``scholarly-nlp analyze`` writes per paper: one JSON-able record of a processed Doc.
+
+The core fills in what the document model knows (paper id, title, the abstract's sentences
+with their roles when a role tagger set them, citances with their bibliography ids, section
+and figure counts). Each pipe of the pipeline may add its own fields by defining
+``analysis(doc) -> dict`` (the figure ranker adds ``central_figure`` and scored
+``figures``, the contribution linker ``contributions``, ...): the core never needs to know
+a component's outputs, and a third-party component joins the record the same way. Two pipes
+that write the same field are an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from .doc.roles import ROLE_GROUP, abstract_sentences
+
+FORMAT_VERSION = 1
+
+
+def _abstract_roles(doc: Doc) -> list[dict]:
+    roles = {(span.start, span.end): span.label_ for span in doc.spans.get(ROLE_GROUP, [])}
+    scores = doc._.role_scores if Doc.has_extension("role_scores") else None
+    out = []
+    for i, sentence in enumerate(abstract_sentences(doc)):
+        row: dict[str, Any] = {"text": sentence.text, "role": roles.get((sentence.start, sentence.end))}
+        if scores and i < len(scores):
+            row["scores"] = {role: round(float(p), 4) for role, p in scores[i].items()}
+        out.append(row)
+    return out
+
+
+def _citances(doc: Doc) -> list[dict]:
+    return [{"text": c.text, "start_char": c.sentence.start_char, "end_char": c.sentence.end_char,
+             "markers": [m.text for m in c.markers], "bib_ids": list(c.bib_ids)} for c in doc._.citances]
+
+
+def analysis_record(doc: Doc, nlp: Optional[Language] = None) -> dict:
+    """The record of one processed paper: the core fields plus every pipe's ``analysis(doc)``."""
+    meta = doc._.paper_meta or {}
+    record: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "paper_id": meta.get("paper_id"),
+        "source": meta.get("source"),
+        "title": doc.spans["title"][0].text if doc.spans.get("title") else "",
+        "abstract_roles": _abstract_roles(doc),
+        "citances": _citances(doc),
+        "counts": {"sentences": sum(1 for _ in doc.sents) if doc.has_annotation("SENT_START") else 0,
+                   "sections": len(doc._.sections), "figures": len(doc._.figures),
+                   "citances": len(doc._.citances), "references": len(doc._.bibliography)},
+    }
+    owners: dict[str, str] = {}
+    for name, pipe in (nlp.pipeline if nlp is not None else []):
+        describe = getattr(pipe, "analysis", None)
+        if not callable(describe):
+            continue
+        for key, value in describe(doc).items():
+            if key in owners or key in record:
+                raise ValueError(f"pipes {owners.get(key, 'core')!r} and {name!r} both write {key!r} in the analysis")
+            owners[key] = name
+            record[key] = value
+    return record
+
+
+def summary_lines(record: dict) -> list[str]:
+    """A short readable summary of one record (what the CLI prints per paper)."""
+    title = (record.get("title") or "(no title)")[:80]
+    counts = record["counts"]
+    lines = [f"{record.get('paper_id')}: {title}",
+             f"  {counts['sections']} sections, {counts['figures']} figures/tables, {counts['citances']} citances, "
+             f"{counts['references']} references"]
+    if record.get("central_figure"):
+        lines.append(f"  central figure: {record['central_figure']}")
+    roles = [r["role"] for r in record.get("abstract_roles", []) if r.get("role")]
+    if roles:
+        lines.append(f"  abstract roles: {' '.join(roles)}")
+    contributions = record.get("contributions") or []
+    if contributions:
+        lines.append(f"  {len(contributions)} contribution sentence(s); first: "
+                     f"{contributions[0]['sentence']['text'][:70]}")
+    facets = [f for c in record.get("citances", []) for f in c.get("facets", [])]
+    if facets:
+        lines.append(f"  citance facets: {', '.join(sorted(set(facets)))}")
+    if record.get("aspect_fallbacks"):
+        lines.append(f"  aspects by fallback: {', '.join(sorted(record['aspect_fallbacks']))}")
+    return lines

@@ -1,0 +1,111 @@
+"""``scholarly-nlp analyze`` (issue 13, item 5) over a saved pipeline of tiny components:
+one record per paper with the core fields and each pipe's ``analysis(doc)``; bad files are
+reported and skipped; an unknown pipeline is one clear line."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+from click.testing import CliRunner
+from spacy.language import Language
+from spacy.training import Example
+
+import scholarly_nlp
+from scholarly_nlp.cli import cli
+from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+from conftest import shared
+
+PAPERS = ("D14-1003", "D14-1010")
+
+
+@pytest.fixture(scope="module")
+def pipeline_dir(tmp_path_factory):
+    for package in ("scholarly_figure_ranker", "scholarly_contribution_detector", "scholarly_contribution_linker"):
+        pytest.importorskip(package)
+    backbone = str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("figure_ranker", config={"model": {"@architectures": "scholarly_nlp.CrossEncoder.v1",
+                                                    "name": backbone, "max_length": 64}})
+    nlp.add_pipe("contribution_detector")
+    nlp.add_pipe("contribution_linker", config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
+                                                          "name": backbone, "max_length": 64}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nlp.initialize(lambda: [Example(nlp.make_doc("x"), nlp.make_doc("x"))])
+    path = tmp_path_factory.mktemp("pipelines") / "tiny"
+    nlp.to_disk(path)
+    return path
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    files = [str(shared("tei", "acl", f"{pid}.tei.xml")) for pid in PAPERS]
+    broken = tmp_path / "broken.tei.xml"
+    broken.write_text("<TEI><text><body><p>unclosed", encoding="utf-8")
+    return files + [str(broken)]
+
+
+def test_analyze_writes_one_record_per_paper_and_reports_bad_files(pipeline_dir, inputs, tmp_path):
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["analyze", *inputs, "--out", str(out), "--pipeline", str(pipeline_dir)])
+    assert result.exit_code == 1, result.output
+    assert f"analyzed 3 file(s) with {pipeline_dir}: 2 ok, 1 failed" in result.output
+    assert "failed: " in result.output and "broken.tei.xml" in result.output
+    assert sorted(p.name for p in out.glob("*.json")) == sorted(f"{pid}.analysis.json" for pid in PAPERS)
+    record = json.loads((out / f"{PAPERS[0]}.analysis.json").read_text())
+    assert record["paper_id"] == PAPERS[0] and record["title"]
+    assert record["abstract_roles"] and all(set(r) >= {"text", "role"} for r in record["abstract_roles"])
+    assert record["citances"] and all(set(c) >= {"text", "bib_ids"} for c in record["citances"])
+    figures = record["figures"]
+    assert figures and record["central_figure"] == next(f["id"] for f in figures if f["rank"] == 1)
+    scored = [f for f in figures if f["score"] is not None]
+    assert [f["rank"] for f in sorted(scored, key=lambda f: -f["score"])] == list(range(1, len(scored) + 1))
+    assert isinstance(record["contributions"], list) and isinstance(record["detected_contributions"], list)
+    for contribution in record["contributions"]:
+        scores = [p["score"] for p in contribution["paragraphs"]]
+        assert scores == sorted(scores, reverse=True)  # best first
+    assert f"{PAPERS[0]}: " in result.output  # the per-paper summary
+
+
+def test_an_unknown_pipeline_is_one_clear_line(tmp_path, inputs):
+    result = CliRunner().invoke(cli, ["analyze", inputs[0], "--out", str(tmp_path), "--pipeline", "no_such_pipeline"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "error: Can't find the pipeline 'no_such_pipeline': it is neither an installed pipeline package nor a "
+        "folder with a config.cfg. Install a trained pipeline, or pass the folder a training run wrote (e.g. "
+        "projects/figure_ranker/training/model-best)."]
+
+
+class Titled:
+    """A pipe that adds a field to the analysis."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def __call__(self, doc):
+        return doc
+
+    def analysis(self, doc):
+        return {self.key: len(doc)}
+
+
+@Language.factory("test_analyze_field", default_config={"key": "tokens"})
+def make_titled(nlp, name, key):
+    return Titled(key)
+
+
+def test_pipes_add_fields_and_a_clash_is_an_error():
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("test_analyze_field")
+    doc = nlp(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[0]}.tei.xml"), nlp=nlp))
+    assert scholarly_nlp.analysis_record(doc, nlp)["tokens"] == len(doc)
+    nlp.add_pipe("test_analyze_field", name="again")
+    with pytest.raises(ValueError, match="pipes 'test_analyze_field' and 'again' both write 'tokens'"):
+        scholarly_nlp.analysis_record(doc, nlp)
+    nlp.remove_pipe("again")
+    nlp.add_pipe("test_analyze_field", name="core_clash", config={"key": "title"})
+    with pytest.raises(ValueError, match="pipes 'core' and 'core_clash' both write 'title'"):
+        scholarly_nlp.analysis_record(doc, nlp)
