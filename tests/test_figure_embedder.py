@@ -402,7 +402,7 @@ def test_tfidf_stage_ranks_the_own_papers_figures_above_random_ones(tei_corpus):
         own = candidate_ids(doc)
         pool = sum(len(candidate_ids(d)) for d in tei_corpus) - 1
         for fig_id in own:
-            hits = similar_figures(doc, fig_id, tei_corpus, k=len(own) - 1)
+            hits = similar_figures(doc, fig_id, tei_corpus, k=len(own) - 1, same_paper=True)
             assert all((p, f) != (doc._.paper_id, fig_id) for p, f, _ in hits)
             own_share.append(sum(p == doc._.paper_id for p, _, _ in hits) / len(hits))
             chance.append((len(own) - 1) / pool)
@@ -417,7 +417,7 @@ def test_rerank_with_trained_embeddings_on_real_data(trained_nlp, real_docs):
     for doc in docs:
         own = candidate_ids(doc)
         for fig_id in own:
-            hits = embedder.similar_figures(doc, fig_id, docs, k=5)
+            hits = embedder.similar_figures(doc, fig_id, docs, k=5, same_paper=True)
             assert len(hits) == 5 and [s for _, _, s in hits] == sorted((s for _, _, s in hits), reverse=True)
             own_share.append(sum(p == doc._.paper_id for p, _, _ in hits) / 5)
             chance.append((len(own) - 1) / pool)
@@ -429,6 +429,12 @@ def test_rerank_with_trained_embeddings_on_real_data(trained_nlp, real_docs):
     assert [h[:2] for h in tfidf_only] == [h[:2] for h in plain]
     narrow = similar_figures(query, "fig_0", docs, k=5, embedder=embedder, n_candidates=2)
     assert {h[:2] for h in narrow} == {h[:2] for h in plain[:2]}
+
+
+def test_the_query_papers_own_figures_are_not_neighbours_by_default(tei_corpus):
+    doc = next(d for d in tei_corpus if len(candidate_ids(d)) >= 2)
+    hits = similar_figures(doc, candidate_ids(doc)[0], tei_corpus, k=10)
+    assert hits and all(paper != doc._.paper_id for paper, _, _ in hits)
 
 
 def test_rank_candidates_interpolates_tfidf_and_embeddings():

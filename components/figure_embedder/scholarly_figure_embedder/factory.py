@@ -196,12 +196,12 @@ class FigureEmbedder(TrainingState, TrainablePipe):
         for doc, doc_vectors in zip(docs, vectors):
             doc._.figure_vectors = doc_vectors
 
-    def similar_figures(self, query_doc: Doc, fig_id: str, candidate_docs: Iterable[Doc], k: int = 10
-                        ) -> list[tuple[str, str, float]]:
+    def similar_figures(self, query_doc: Doc, fig_id: str, candidate_docs: Iterable[Doc], k: int = 10, *,
+                        same_paper: bool = False) -> list[tuple[str, str, float]]:
         """TF-IDF retrieval then embedding rerank (see :func:`scholarly_figure_embedder.similar_figures`)."""
         from .recommend import similar_figures
 
-        return similar_figures(query_doc, fig_id, candidate_docs, k, embedder=self)
+        return similar_figures(query_doc, fig_id, candidate_docs, k, embedder=self, same_paper=same_paper)
 
     # -- training ---------------------------------------------------------------------
     def _make_sampler(self) -> PairSampler:

@@ -67,9 +67,14 @@ def rerank(tfidf: numpy.ndarray, query_vector: Optional[numpy.ndarray], candidat
 
 
 def rank_candidates(query: Candidate, candidates: Sequence[Candidate], k: int = 10, weight: float = DEFAULT_WEIGHT,
-                    n_candidates: int = DEFAULT_CANDIDATES) -> list[tuple[int, float]]:
-    """(index into ``candidates``, score) of the best ``k``: TF-IDF top ``n_candidates``, reranked."""
-    exclude = {i for i, c in enumerate(candidates) if (c.paper_id, c.fig_id) == (query.paper_id, query.fig_id)}
+                    n_candidates: int = DEFAULT_CANDIDATES, same_paper: bool = False) -> list[tuple[int, float]]:
+    """(index into ``candidates``, score) of the best ``k``: TF-IDF top ``n_candidates``, reranked.
+
+    The query figure itself is never a neighbour; the other figures of the query's paper are
+    left out too unless ``same_paper`` (evaluations of the embedding use them).
+    """
+    exclude = {i for i, c in enumerate(candidates)
+               if c.paper_id == query.paper_id and (not same_paper or c.fig_id == query.fig_id)}
     texts = [c.text for c in candidates]
     tfidf = TfidfSimilarity(texts + [query.text]).cosine_to(query.text, texts)
     return rerank(tfidf, query.vector, candidates, k, weight, n_candidates, exclude)
@@ -84,8 +89,9 @@ def _cosine(a: Optional[numpy.ndarray], b: Optional[numpy.ndarray]) -> float:
 
 def similar_figures(query_doc: Doc, fig_id: str, candidate_docs: Iterable[Doc], k: int = 10, *,
                     embedder: Any = None, weight: Optional[float] = None, n_candidates: Optional[int] = None,
-                    include_tables: Optional[bool] = None) -> list[tuple[str, str, float]]:
-    """The ``k`` figures of ``candidate_docs`` most similar to figure ``fig_id`` of ``query_doc``.
+                    include_tables: Optional[bool] = None, same_paper: bool = False) -> list[tuple[str, str, float]]:
+    """The ``k`` figures of ``candidate_docs`` most similar to figure ``fig_id`` of ``query_doc``;
+    figures of the query's own paper are not neighbours unless ``same_paper``.
 
     ``embedder`` (a ``figure_embedder`` pipe) computes embeddings for docs that have no
     ``doc._.figure_vectors`` and supplies the defaults of ``weight``, ``n_candidates`` and
@@ -104,7 +110,7 @@ def similar_figures(query_doc: Doc, fig_id: str, candidate_docs: Iterable[Doc], 
         known = ", ".join(f.id for f in query_doc._.figures) or "none"
         raise ScholarlyNLPError(f"paper {query_doc._.paper_id!r} has no figure {fig_id!r} (figures: {known})")
     candidates = collect_candidates(docs, include_tables, vectors=vectors[1:], **text_options)
-    ranked = rank_candidates(query[0], candidates, k, weight, n_candidates)
+    ranked = rank_candidates(query[0], candidates, k, weight, n_candidates, same_paper)
     return [(candidates[i].paper_id, candidates[i].fig_id, score) for i, score in ranked]
 
 
