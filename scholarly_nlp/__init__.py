@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .analysis import analysis_record
 from .api import DocResult, blank, load, read, read_many
+from .cache import cache_dir
 from .doc.builder import paper_to_doc
 from .doc.extensions import SPAN_GROUPS, install_extensions, set_extension
 from .doc.serialize import (
@@ -74,7 +75,7 @@ __all__ = [
     "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
-    "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnknownPipelineError", "analysis_record", "load", "UnsafeInputError", "blank", "doc_from_json",
+    "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnknownPipelineError", "analysis_record", "cache_dir", "load", "UnsafeInputError", "blank", "doc_from_json",
     "doc_to_json", "expand_inputs", "get_registry", "hookimpl", "install_extensions", "load_docbin", "load_json",
     "paper_to_doc", "read", "read_many", "read_paper", "read_papers", "save_docbin", "save_json", "set_extension",
     "split_sentences", "write_atomic",

@@ -24,6 +24,13 @@ from similarity_support import embed, light_nlp, save_embedder_pipeline
 N_PAPERS = 25
 
 
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    """Indexes go to a per-test cache, never to the user's."""
+    monkeypatch.setenv("SCHOLARLY_NLP_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
 @pytest.fixture(scope="module", autouse=True)
 def plugin_commands():
     """``similar`` is the aspect embedder plugin's command: add the plugins' commands as main() does."""
@@ -115,7 +122,7 @@ def test_bad_query_and_options(corpus, model):
     assert not index_path_for(corpus, str(no_embedder.resolve())).exists()
 
 
-def test_tei_folder_skips_bad_files_and_excludes_the_query(tmp_path, model):
+def test_tei_folder_skips_bad_files_and_excludes_the_query(tmp_path, model, cache):
     folder = tmp_path / "papers"
     folder.mkdir()
     names = ["D14-1003.tei.xml", "D14-1010.tei.xml", "D14-1018.tei.xml", "D14-1036.tei.xml"]
@@ -131,8 +138,15 @@ def test_tei_folder_skips_bad_files_and_excludes_the_query(tmp_path, model):
     assert sorted(h["paper_id"] for h in hits) == sorted(n.split(".")[0] for n in names[1:])
     index = AspectIndex.load(index_path_for(folder, os.path.abspath(model)))
     assert len(index) == 4
-    assert index.path.parent == folder / ".scholarly-index"
+    assert index.path.is_relative_to(cache) and not (folder / ".scholarly-index").exists()
     (folder / "broken.tei.xml").unlink()
     assert "built an index of 4 papers" in _run(["similar", str(query), str(folder), "--model", str(model)]).stderr
     by_glob = _run(["similar", str(query), str(folder / "*.tei.xml"), "--model", str(model), "-k", "1"])
     assert "reused the index of 4 papers" in by_glob.stderr and by_glob.stdout.count("distance") == 1
+
+
+def test_index_in_corpus_keeps_the_index_next_to_the_corpus(corpus, model, cache):
+    pid = json.loads(corpus.read_text(encoding="utf-8").splitlines()[0])["paper_id"]
+    result = _run(["similar", pid, str(corpus), "--model", str(model), "--index-in-corpus", "-k", "2"])
+    assert result.exit_code == 0, result.output
+    assert (corpus.parent / "abstracts.jsonl.scholarly-index").is_dir() and not cache.exists()

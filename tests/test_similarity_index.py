@@ -181,16 +181,28 @@ def test_empty_index(tmp_path):
     assert len(empty) == 0 and empty.search(numpy.zeros(4), "method", 3) == []
 
 
+def test_the_index_lives_in_the_cache_unless_asked(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCHOLARLY_NLP_CACHE", str(tmp_path / "cache"))
+    corpus = tmp_path / "papers"
+    corpus.mkdir()
+    path = index_path_for(corpus, "m")
+    assert path.is_relative_to(tmp_path / "cache" / "aspect-index") and path.parent.name.startswith("papers-")
+    assert index_path_for(str(corpus) + "/*.xml", "m") == path  # the glob's folder is the same corpus
+    other = tmp_path / "elsewhere" / "papers"
+    other.mkdir(parents=True)
+    assert index_path_for(other, "m") != path  # same name, another folder
+
+
 def test_index_path_for_and_fingerprint(tmp_path):
     corpus = tmp_path / "papers"
     corpus.mkdir()
     paper = corpus / "a.tei.xml"
     paper.write_text("<TEI/>")
-    assert index_path_for(corpus, "/models/aspects").parent == corpus / ".scholarly-index"
+    assert index_path_for(corpus, "/models/aspects", in_corpus=True).parent == corpus / ".scholarly-index"
     jsonl = tmp_path / "abstracts.jsonl"
     jsonl.write_text("{}\n")
-    assert index_path_for(jsonl, "m").parent == tmp_path / "abstracts.jsonl.scholarly-index"
-    assert index_path_for(str(corpus) + "/*.xml", "m").parent == corpus / ".scholarly-index"
+    assert index_path_for(jsonl, "m", in_corpus=True).parent == tmp_path / "abstracts.jsonl.scholarly-index"
+    assert index_path_for(str(corpus) + "/*.xml", "m", in_corpus=True).parent == corpus / ".scholarly-index"
     assert index_path_for(corpus, "m1") != index_path_for(corpus, "m2")
     before = corpus_fingerprint([paper], "m")
     assert before == corpus_fingerprint([str(paper)], "m") and before != corpus_fingerprint([paper], "m2")

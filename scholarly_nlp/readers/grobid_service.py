@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Union
 
 import requests
 
+from ..cache import CACHE_ENV, cache_dir
 from ..doc.serialize import write_atomic
 from ..errors import (
     EmptyDocumentError,
@@ -65,7 +66,6 @@ GrobidClient, ServerUnavailableException = _import_client_quietly()
 PathLike = Union[str, Path]
 
 URL_ENV = "SCHOLARLY_NLP_GROBID_URL"
-CACHE_ENV = "SCHOLARLY_NLP_CACHE"
 DEFAULT_URL = "http://localhost:8070"
 FULLTEXT_SERVICE = "processFulltextDocument"
 
@@ -78,11 +78,9 @@ _log = logging.getLogger(__name__)
 
 
 def default_cache_dir() -> Path:
-    """The GROBID cache directory when none is given: ``$SCHOLARLY_NLP_CACHE/grobid`` or
-    ``~/.cache/scholarly_nlp/grobid``."""
-    root = os.environ.get(CACHE_ENV)
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "scholarly_nlp"
-    return base / "grobid"
+    """The GROBID cache directory when none is given: ``grobid`` in :func:`scholarly_nlp.cache_dir`
+    (``$SCHOLARLY_NLP_CACHE/grobid`` or ``~/.cache/scholarly_nlp/grobid``)."""
+    return cache_dir("grobid")
 
 
 class GrobidService:

@@ -41,17 +41,20 @@ ASPECT_MODEL_ENV = "SCHOLARLY_NLP_ASPECT_MODEL"
 @click.option("--model", default=None, help=f"spaCy pipeline that sets aspect vectors (default: ${ASPECT_MODEL_ENV}).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per hit.")
 @click.option("--rebuild", is_flag=True, help="Rebuild the corpus index even if it is up to date.")
+@click.option("--index-in-corpus", is_flag=True,
+              help="Keep the corpus index next to the corpus (CORPUS/.scholarly-index) instead of the cache.")
 def similar_command(query: str, corpus: str, aspect: str, deprecated_aspect: Optional[str], k: int,
-                    model: Optional[str], as_json: bool, rebuild: bool) -> None:
+                    model: Optional[str], as_json: bool, rebuild: bool, index_in_corpus: bool) -> None:
     """Papers of CORPUS most similar to QUERY on one aspect, with the best-matching sentences.
 
     CORPUS is a folder or glob of paper files (TEI, PDF...) or a CSFCube-style abstracts
     .jsonl; QUERY is a paper file or a paper id of a .jsonl corpus. The corpus index is saved
-    next to the corpus and reused while the corpus and model are unchanged.
+    in scholarly_nlp's cache ($SCHOLARLY_NLP_CACHE, default ~/.cache/scholarly_nlp), or next
+    to the corpus with --index-in-corpus, and reused while the corpus and model are unchanged.
     """
     aspect = _aspect_option(aspect, deprecated_aspect)
     nlp, model_name = _load_aspect_model(model)
-    index = _corpus_index(corpus, nlp, model_name, rebuild)
+    index = _corpus_index(corpus, nlp, model_name, rebuild, index_in_corpus)
     hits = rank_similar(_query_doc(query, corpus, nlp), index, aspect=aspect, k=k)
     if as_json:
         for hit in hits:
@@ -112,7 +115,7 @@ def _is_abstracts_file(path: str) -> bool:
     return path.lower().endswith(".jsonl") and os.path.isfile(path)
 
 
-def _corpus_index(corpus: str, nlp, model_name: str, rebuild: bool):
+def _corpus_index(corpus: str, nlp, model_name: str, rebuild: bool, in_corpus: bool = False):
     """The corpus's saved index: reused when its fingerprint matches, else (re)built."""
     if _is_abstracts_file(corpus):
         files = [corpus]
@@ -122,7 +125,7 @@ def _corpus_index(corpus: str, nlp, model_name: str, rebuild: bool):
         raise click.UsageError(f"no paper files found in {corpus}")
     # The model's meta.json is rewritten whenever the pipeline is saved again (retrained).
     fingerprint = corpus_fingerprint(files + [os.path.join(model_name, "meta.json")], model_name)
-    path = index_path_for(corpus, model_name)
+    path = index_path_for(corpus, model_name, in_corpus=in_corpus)
     meta = read_meta(path)
     if not rebuild and meta and meta.get("fingerprint") == fingerprint and meta.get("format_version") == FORMAT_VERSION:
         try:

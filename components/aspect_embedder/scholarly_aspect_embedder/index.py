@@ -32,7 +32,8 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 import numpy
 from spacy.tokens import Doc
 
-from scholarly_nlp import ASPECTS, QUERY_ASPECTS, ScholarlyNLPError, aspect_sentences, check_aspect, title_span
+from scholarly_nlp import (ASPECTS, QUERY_ASPECTS, ScholarlyNLPError, aspect_sentences, cache_dir, check_aspect,
+                           title_span)
 from .vectors import (ASPECT_WEIGHT, aspect_matrix, aspect_search_vectors, doc_aspect_vectors,
                       doc_sentence_vectors)
 
@@ -54,15 +55,25 @@ def safe_model_tag(model_name: str) -> str:
     return f"{base.strip('._') or 'model'}-{hashlib.sha1(str(model_name).encode()).hexdigest()[:8]}"
 
 
-def index_path_for(corpus_path: PathLike, model_name: str) -> Path:
-    """Where the index of a corpus lives: ``CORPUS/.scholarly-index/<tag>`` for a folder,
-    ``CORPUS.scholarly-index/<tag>`` for a file; for a glob, in the folder before its first
-    wildcard."""
+def index_path_for(corpus_path: PathLike, model_name: str, *, in_corpus: bool = False) -> Path:
+    """Where the index of a corpus lives.
+
+    By default in scholarly_nlp's cache (:func:`scholarly_nlp.cache_dir`:
+    ``aspect-index/<corpus name>-<hash of its absolute path>/<model tag>``), so a user's
+    corpus folder is never written to. With ``in_corpus``: ``CORPUS/.scholarly-index/<tag>``
+    for a folder, ``CORPUS.scholarly-index/<tag>`` for a file. A glob's corpus is the folder
+    before its first wildcard.
+    """
     corpus = str(corpus_path)
     if not os.path.exists(corpus) and re.search(r"[*?\[]", corpus):
         parts = Path(corpus).parts
         fixed = [p for p in parts[: next(i for i, p in enumerate(parts) if re.search(r"[*?\[]", p))]]
         corpus = str(Path(*fixed)) if fixed else "."
+    if not in_corpus:
+        absolute = os.path.abspath(corpus)
+        key = hashlib.sha256(absolute.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = re.sub(r"[^\w.-]+", "_", os.path.basename(absolute.rstrip(os.sep)) or "corpus")[:60]
+        return cache_dir("aspect-index", f"{name}-{key}", safe_model_tag(model_name))
     if os.path.isdir(corpus):
         return Path(corpus) / INDEX_DIRNAME / safe_model_tag(model_name)
     return Path(corpus + INDEX_DIRNAME) / safe_model_tag(model_name)
