@@ -3,8 +3,8 @@
 Registered on the ``scholarly-nlp`` command group by this package's plugin
 (``register_commands``). ``--aspect`` is one of :data:`scholarly_nlp.QUERY_ASPECTS`
 (``--facet``, its name before "facet" came to mean the citation facet only, still works,
-hidden and deprecated). The corpus index is saved next to the corpus
-(:func:`~scholarly_aspect_embedder.index.index_path_for`) and reused while the corpus and
+hidden and deprecated). The corpus index is saved in scholarly_nlp's cache, or next to the
+corpus with ``--index-in-corpus`` (:func:`~scholarly_aspect_embedder.index.index_path_for`), and reused while the corpus and
 the model are unchanged.
 """
 
