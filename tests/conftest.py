@@ -86,3 +86,11 @@ def biomed_tei_dir() -> Path:
 @pytest.fixture(scope="session")
 def with_pdf_dir() -> Path:
     return shared("tei", "with-pdf")
+
+
+@pytest.fixture(scope="session")
+def tiny_backbone_path(tmp_path_factory) -> str:
+    """A tiny random-weight BERT with the default backbone's vocabulary (seconds on a CPU)."""
+    from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+    return str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))

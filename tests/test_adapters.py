@@ -24,8 +24,8 @@ PAIRS = [("Figure 2 shows the parser architecture.", "The architecture of our de
 
 
 @pytest.fixture(scope="module")
-def backbone(tmp_path_factory):
-    return str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
+def backbone(tiny_backbone_path):
+    return tiny_backbone_path
 
 
 def folder_bytes(path) -> int:

@@ -11,14 +11,13 @@ from spacy.training import Example
 
 import scholarly_nlp
 from scholarly_nlp.ml import UntrainedComponentWarning
-from scholarly_nlp.ml.backbones import make_tiny_backbone
 
 from conftest import shared
 
 
 @pytest.fixture(scope="module")
-def backbone(tmp_path_factory):
-    return str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
+def backbone(tiny_backbone_path):
+    return tiny_backbone_path
 
 
 @pytest.fixture(scope="module")
