@@ -89,7 +89,7 @@ def with_pdf_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_backbone_path(tmp_path_factory) -> str:
+def backbone(tmp_path_factory) -> str:
     """A tiny random-weight BERT with the default backbone's vocabulary (seconds on a CPU)."""
     from scholarly_nlp.ml.backbones import make_tiny_backbone
 

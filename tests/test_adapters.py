@@ -23,11 +23,6 @@ PAIRS = [("Figure 2 shows the parser architecture.", "The architecture of our de
          ("We report BLEU on the test set.", "The architecture of our dependency parser.")]
 
 
-@pytest.fixture(scope="module")
-def backbone(tiny_backbone_path):
-    return tiny_backbone_path
-
-
 def folder_bytes(path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 

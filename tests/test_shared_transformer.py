@@ -16,11 +16,6 @@ from conftest import shared
 
 
 @pytest.fixture(scope="module")
-def backbone(tiny_backbone_path):
-    return tiny_backbone_path
-
-
-@pytest.fixture(scope="module")
 def paper():
     return shared("tei", "acl", "D14-1003.tei.xml")
 
