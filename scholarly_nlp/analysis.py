@@ -5,8 +5,9 @@ with their roles when a role tagger set them, citances with their bibliography i
 and figure counts). Each pipe of the pipeline may add its own fields by defining
 ``analysis(doc) -> dict`` (the figure ranker adds ``central_figure`` and scored
 ``figures``, the contribution linker ``contributions``, ...): the core never needs to know
-a component's outputs, and a third-party component joins the record the same way. Two pipes
-that write the same field are an error.
+a component's outputs, and a third-party component joins the record the same way. A pipe
+may add fields to each item of a list the record already has (``{"citances": [{"facets":
+[...]}, ...]}``, one dict per citance); two pipes that write the same field are an error.
 """
 
 from __future__ import annotations
@@ -58,11 +59,30 @@ def analysis_record(doc: Doc, nlp: Optional[Language] = None) -> dict:
         if not callable(describe):
             continue
         for key, value in describe(doc).items():
+            if _is_item_fields(record.get(key), value):
+                _merge_items(record[key], value, key, name, owners)
+                continue
             if key in owners or key in record:
                 raise ValueError(f"pipes {owners.get(key, 'core')!r} and {name!r} both write {key!r} in the analysis")
             owners[key] = name
             record[key] = value
     return record
+
+
+def _is_item_fields(current: Any, value: Any) -> bool:
+    """True when ``value`` adds fields to each dict of the record's list ``current``."""
+    return (isinstance(current, list) and isinstance(value, list) and len(current) == len(value)
+            and all(isinstance(item, dict) for item in current + value))
+
+
+def _merge_items(items: list[dict], fields: list[dict], key: str, pipe: str, owners: dict) -> None:
+    for item, extra in zip(items, fields):
+        for field, value in extra.items():
+            where = f"{key}[].{field}"
+            if field in item:
+                raise ValueError(f"pipes {owners.get(where, 'core')!r} and {pipe!r} both write {where!r} in the analysis")
+            owners[where] = pipe
+            item[field] = value
 
 
 def summary_lines(record: dict) -> list[str]:

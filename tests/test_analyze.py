@@ -109,3 +109,26 @@ def test_pipes_add_fields_and_a_clash_is_an_error():
     nlp.add_pipe("test_analyze_field", name="core_clash", config={"key": "title"})
     with pytest.raises(ValueError, match="pipes 'core' and 'core_clash' both write 'title'"):
         scholarly_nlp.analysis_record(doc, nlp)
+
+
+class CitanceTexts:
+    """A pipe that (wrongly) rewrites a field the core already set on each citance."""
+
+    def __call__(self, doc):
+        return doc
+
+    def analysis(self, doc):
+        return {"citances": [{"text": "x"} for _ in doc._.citances]}
+
+
+@Language.factory("test_analyze_citance_texts")
+def make_citance_texts(nlp, name):
+    return CitanceTexts()
+
+
+def test_a_pipe_may_add_fields_to_each_citance_but_not_rewrite_them():
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("test_analyze_citance_texts")
+    doc = nlp(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[0]}.tei.xml"), nlp=nlp))
+    with pytest.raises(ValueError, match=r"pipes 'core' and 'test_analyze_citance_texts' both write 'citances\[\]\.text'"):
+        scholarly_nlp.analysis_record(doc, nlp)

@@ -305,3 +305,17 @@ def test_plugin_registers_component_and_core_provides_incoming_citances():
     assert Doc.has_extension("citance_facets") and Doc.has_extension("citance_facet_scores")
     assert Doc.has_extension("incoming_citances")
     assert Doc.get_extension("incoming_citances")[0] is None
+
+
+def test_a_paper_without_incoming_citances_gets_facets_for_its_own(trained):
+    """``analyze`` on an ordinary paper: why it cites each work, merged into its citances."""
+    nlp, _ = trained
+    doc = scholarly_nlp.read(shared("tei", "acl", "D14-1003.tei.xml"), nlp=nlp)
+    assert doc._.citances and not doc._.incoming_citances
+    doc = nlp(doc)
+    assert list(doc._.citance_facets) == [f"c{i}" for i in range(len(doc._.citances))]
+    assert all(labels and set(labels) <= set(FACET_LABELS) for labels in doc._.citance_facets.values())
+    record = scholarly_nlp.analysis_record(doc, nlp)
+    assert [c["facets"] for c in record["citances"]] == list(doc._.citance_facets.values())
+    assert all({"text", "bib_ids", "facets"} <= set(c) for c in record["citances"])
+    assert "incoming_citance_facets" not in record

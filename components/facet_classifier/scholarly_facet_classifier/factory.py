@@ -79,6 +79,17 @@ def incoming_citances(doc: Doc) -> list[dict]:
     return list(doc._.incoming_citances or [])
 
 
+def own_citances(doc: Doc) -> list[dict]:
+    """The paper's own citances (``doc._.citances``) as ``{"id": "c<i>", "text"}`` records."""
+    return [{"id": f"c{i}", "text": citance.text} for i, citance in enumerate(doc._.citances)]
+
+
+def classified_citances(doc: Doc) -> list[dict]:
+    """What the classifier labels in ``doc``: the citances that cite it when it has any (a
+    reference paper), else its own citances (why it cites each work)."""
+    return incoming_citances(doc) or own_citances(doc)
+
+
 def citance_id(citance: dict, index: int) -> str:
     """A citance's id as a string; its position when it has none."""
     value = citance.get("id")
@@ -86,7 +97,9 @@ def citance_id(citance: dict, index: int) -> str:
 
 
 class CitanceFacetClassifier(TrainingState, TrainablePipe):
-    """Classifies the citances of a reference paper into discourse facets (multi-label)."""
+    """Classifies citances into discourse facets (multi-label): the citances that cite a
+    reference paper, or, for a paper without them, the paper's own citances (ids ``c0``,
+    ``c1``, ... in ``doc._.citances`` order)."""
 
     training_project = "projects/citance_linkage"
 
@@ -137,10 +150,10 @@ class CitanceFacetClassifier(TrainingState, TrainablePipe):
 
     # -- inference on Docs ------------------------------------------------------------
     def predict(self, docs: Iterable[Doc]) -> list[numpy.ndarray]:
-        """Per doc, a (citances, labels) probability array for its incoming citances."""
+        """Per doc, a (citances, labels) probability array for its :func:`classified_citances`."""
         self.warn_if_untrained()
         docs = list(docs)
-        per_doc = [[c.get("text") or "" for c in incoming_citances(doc)] for doc in docs]
+        per_doc = [[c.get("text") or "" for c in classified_citances(doc)] for doc in docs]
         probs = self.predict_proba([text for texts in per_doc for text in texts])
         out, start = [], 0
         for texts in per_doc:
@@ -152,7 +165,7 @@ class CitanceFacetClassifier(TrainingState, TrainablePipe):
         """Write ``doc._.citance_facets`` and ``doc._.citance_facet_scores``."""
         for doc, doc_probs in zip(docs, probs):
             facets, scores = {}, {}
-            for i, (citance, row) in enumerate(zip(incoming_citances(doc), doc_probs)):
+            for i, (citance, row) in enumerate(zip(classified_citances(doc), doc_probs)):
                 key = citance_id(citance, i)
                 facets[key] = self.decide(row)
                 scores[key] = {label: float(p) for label, p in zip(self.labels, row)}
@@ -160,9 +173,13 @@ class CitanceFacetClassifier(TrainingState, TrainablePipe):
             doc._.citance_facet_scores = scores
 
     def analysis(self, doc: Doc) -> dict:
-        """The classifier's part of ``scholarly-nlp analyze``'s record: why each incoming citance
-        cites this (reference) paper, by citance id."""
-        return {"incoming_citance_facets": dict(doc._.citance_facets or {})}
+        """The classifier's part of ``scholarly-nlp analyze``'s record: for a reference paper, why
+        each incoming citance cites it (by citance id); otherwise the ``facets`` of each of the
+        paper's own citances (why it cites that work), merged into the record's ``citances``."""
+        facets = dict(doc._.citance_facets or {})
+        if incoming_citances(doc):
+            return {"incoming_citance_facets": facets}
+        return {"citances": [{"facets": facets.get(c["id"], [])} for c in own_citances(doc)]}
 
     # -- training ---------------------------------------------------------------------
     def training_data(self, examples: Iterable[Example]) -> tuple[list[str], numpy.ndarray]:
