@@ -37,6 +37,7 @@ _EXPORTS = {
     "read_reference_xml": "clscisumm",
     "reference_doc": "clscisumm",
     "reference_folder_doc": "clscisumm",
+    "citance_key": "clscisumm_cells",
     "citance_task1_maps": "clscisumm_cells",
     "official_task1_maps": "clscisumm_cells",
     "parse_facets": "clscisumm_cells",

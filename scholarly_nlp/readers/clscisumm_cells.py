@@ -48,6 +48,7 @@ from ..metrics.clscisumm import FACET_LABELS, OfficialKey, normalize_facet
 
 __all__ = [
     "OFFICIAL_FACET_NAMES",
+    "citance_key",
     "citance_task1_maps",
     "official_facet_name",
     "official_facets",
@@ -278,8 +279,9 @@ def official_task1_maps(
 # --------------------------------------------------------------------------- keyed by citance
 
 
-def _citance_id(value: object) -> str:
-    """A Citance Number cell as a key: ``' 3 '``, ``3``, ``'3.0'`` -> ``'3'``."""
+def citance_key(value: object) -> str:
+    """A Citance Number cell as a key (the id ``reference_folder_doc`` gives the citance):
+    ``' 3 '``, ``3``, ``'3.0'`` -> ``'3'``."""
     text = str(value).strip()
     try:
         number = float(text)
@@ -338,7 +340,7 @@ def citance_task1_maps(rows: Iterable[Mapping[str, object]]) -> Tuple[Dict[str, 
             raise ValueError(_ROW_ERROR)
         if text.strip() == "NA" or not ids:
             continue
-        key = _citance_id(number)
+        key = citance_key(number)
         sentences[key] = list(_unique([*sentences.get(key, []), *ids]))
         facets[key] = list(_unique([*facets.get(key, []), *labels]))
     return sentences, facets

@@ -48,7 +48,7 @@ from scholarly_nlp.metrics import (
     normalize_facet,
     official_task1_counts,
 )
-from scholarly_nlp.readers import citance_task1_maps, official_task1_maps
+from scholarly_nlp.readers import citance_key, citance_task1_maps, official_task1_maps
 from scholarly_nlp.readers import annotation_files, read_folder_records, reference_folder_doc
 from scholarly_nlp.readers import (
     read_task1_rows,
@@ -135,16 +135,6 @@ def bm25_predictor(k: int, position_boost: float, prior_fraction: float, facet: 
         return out
 
     return predict
-
-
-def citance_key(cell: object) -> str:
-    """A Citance Number cell as the id ``reference_folder_doc`` gives the citance (``'3'``)."""
-    text = str(cell).strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return text
-    return str(int(number)) if number.is_integer() else text
 
 
 def answer_rows(rows: list[dict], doc, predictions: Predictions, ssids: dict[str, str],
