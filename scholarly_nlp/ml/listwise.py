@@ -16,6 +16,8 @@ import numpy
 from spacy.training import Example, validate_examples
 from thinc.api import Optimizer
 
+from .training_state import TrainingState
+
 
 def listwise_softmax_loss(scores: Sequence[float], groups: Sequence[tuple[int, int, Sequence[int]]],
                           temperature: float = 1.0) -> tuple[float, numpy.ndarray]:
@@ -41,8 +43,9 @@ def listwise_softmax_loss(scores: Sequence[float], groups: Sequence[tuple[int, i
     return total / n, grad / n
 
 
-class ListwiseRankingPipe:
-    """``update`` and ``get_loss`` for a ranking pipe trained with a listwise loss."""
+class ListwiseRankingPipe(TrainingState):
+    """``update`` and ``get_loss`` for a ranking pipe trained with a listwise loss (an update
+    marks the pipe trained, see :class:`TrainingState`)."""
 
     per_doc_limit_key = "max_per_doc"
 
@@ -68,8 +71,7 @@ class ListwiseRankingPipe:
         if sgd is not None:
             self.finish_update(sgd)
         losses[self.name] += loss
-        if hasattr(self, "mark_trained"):
-            self.mark_trained()
+        self.mark_trained()
         return losses
 
     def get_loss(self, examples: Iterable[Example], scores: Any) -> tuple[float, Any]:

@@ -37,7 +37,7 @@ from thinc.api import Model
 from scholarly_nlp import ComponentSpec
 from scholarly_nlp.retrieval import SentenceIndex
 from scholarly_nlp.metrics import prf, task1a_counts
-from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, is_loaded, score_pairs
+from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded, score_pairs
 
 from .candidates import bm25_candidates, encoder_query, fuse, gold_indices, select, sentence_sids, sentence_texts
 
@@ -94,7 +94,7 @@ def _check_settings(cfg: dict) -> None:
         raise ValueError(f"citance_linker: k ({cfg['k']}) cannot exceed candidates ({cfg['candidates']})")
 
 
-class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, TrainablePipe):
+class CitanceLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
     """Links the citances of a reference paper to the sentences they refer to.
 
     Saved as the scorer's Hugging Face folder (:class:`HuggingFaceModelPipe`); the settings

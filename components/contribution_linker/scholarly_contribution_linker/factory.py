@@ -52,7 +52,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from scholarly_nlp import ComponentSpec
-from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, is_loaded
+from scholarly_nlp.ml import HuggingFaceModelPipe, ListwiseRankingPipe, is_loaded
 
 from .candidates import PaperIndex, contribution_sentences, fuse
 
@@ -126,7 +126,7 @@ def _check_settings(cfg: dict) -> None:
         raise ValueError(f"contribution_linker: loss_temperature must be > 0, got {cfg['loss_temperature']!r}")
 
 
-class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainingState, TrainablePipe):
+class ContributionLinker(HuggingFaceModelPipe, ListwiseRankingPipe, TrainablePipe):
     """Links a paper's contribution sentences to the body paragraphs that explain them.
 
     Saved as the scorer's Hugging Face folder (:class:`HuggingFaceModelPipe`); the settings
