@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 import spacy
 from spacy.language import Language
@@ -26,18 +26,32 @@ def blank(lang: str = "en") -> Language:
     return spacy.blank(lang)
 
 
-def load(name: PathLike, *, gpu_id: Optional[int] = None, **spacy_options: Any) -> Language:
+def load(name: PathLike, *, components: Optional[Sequence[str]] = None, gpu_id: Optional[int] = None,
+         **spacy_options: Any) -> Language:
     """Load a trained pipeline: an installed pipeline package's name or a pipeline folder.
 
     The plugins are loaded first (so every component's factory is known); ``gpu_id`` >= 0
-    runs it on that GPU. An unknown name raises :class:`~scholarly_nlp.errors.UnknownPipelineError`
-    saying what to install or pass; ``spacy_options`` go to ``spacy.load`` (``exclude``,
-    ``config`` overrides, ...).
+    runs it on that GPU. ``components`` loads only those pipes (names the pipeline lacks are
+    ignored; the others are not even read from disk), e.g. ``["transformer",
+    "sentence_role_tagger"]`` of the shipped ``scholarly_core``. An unknown name raises
+    :class:`~scholarly_nlp.errors.UnknownPipelineError` saying what to install or pass; a
+    pipeline built for another scholarly_nlp version raises
+    :class:`~scholarly_nlp.errors.IncompatiblePipelineError`. ``spacy_options`` go to
+    ``spacy.load`` (``exclude``, ``config`` overrides, ...).
     """
+    from .packaging import check_compatible, pipeline_path
+
     get_registry()
     install_extensions()
     if gpu_id is not None and gpu_id >= 0:
         spacy.require_gpu(gpu_id)
+    path = pipeline_path(name)
+    if path is not None:
+        check_compatible(path)
+        if components is not None:
+            pipes = spacy.util.load_config(path / "config.cfg")["nlp"]["pipeline"]
+            skipped = [pipe for pipe in pipes if pipe not in components]
+            spacy_options["exclude"] = list(spacy_options.get("exclude", ())) + skipped
     try:
         return spacy.load(name, **spacy_options)
     except OSError as exc:

@@ -118,6 +118,21 @@ class UnknownPipelineError(ScholarlyNLPError):
         return (type(self), (self.name,))
 
 
+class IncompatiblePipelineError(ScholarlyNLPError):
+    """A pipeline built for another version of scholarly_nlp than the installed one."""
+
+    def __init__(self, path: str, required: str, installed: str, built_with: Optional[str] = None):
+        self.path, self.required, self.installed, self.built_with = path, required, installed, built_with
+        built = f" (built with {built_with})" if built_with else ""
+        super().__init__(
+            f"{path}: this pipeline needs scholarly_nlp {required}{built}, but {installed} is installed. Install a "
+            f"matching scholarly_nlp, or retrain and package the pipeline with this one (weasel run all in its projects)."
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.required, self.installed, self.built_with))
+
+
 class UnknownNameError(ScholarlyNLPError):
     """A reader, metric or aspect name that nothing registered."""
 
