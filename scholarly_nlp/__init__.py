@@ -16,6 +16,7 @@ from __future__ import annotations
 from .analysis import analysis_record
 from .api import DocResult, blank, load, read, read_many
 from .cache import cache_dir
+from .packaging import pipeline_path
 from .doc.builder import paper_to_doc
 from .doc.extensions import SPAN_GROUPS, install_extensions, set_extension
 from .doc.serialize import (
@@ -71,6 +72,7 @@ __version__ = "0.1.0"
 install_extensions()
 
 __all__ = [
+    "pipeline_path",
     "ASPECTS", "QUERY_ASPECTS", "ROLE_GROUP", "ROLES",
     "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_aspect", "set_roles", "title_span",
     "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",

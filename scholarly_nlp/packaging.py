@@ -82,7 +82,8 @@ def pipeline_path(name: PathLike) -> Optional[Path]:
         return None
     locate = getattr(module, "pipeline_path", None)
     if callable(locate):
-        return Path(locate())
+        located = Path(locate())
+        return located if (located / "config.cfg").is_file() else None
     root = Path(module.__file__).parent
     found = sorted(p.parent for p in root.glob("*/config.cfg"))
     return found[0] if found else None

@@ -95,12 +95,23 @@ def test_index_is_reused_then_rebuilt_when_the_corpus_changes(corpus, model):
 
 def test_model_from_environment_and_missing_model(corpus, model, monkeypatch):
     monkeypatch.delenv(ASPECT_MODEL_ENV, raising=False)
-    missing = _run(["similar", "7898033", str(corpus)])
+    missing = _run(["similar", "7898033", str(corpus), "--model", "no_such_pipeline"])
     assert missing.exit_code == 1
     assert "weasel run all" in missing.stderr and "--model" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
     from_env = _run(["similar", "7898033", str(corpus), "-k", "2"], env={ASPECT_MODEL_ENV: str(model)})
     assert from_env.exit_code == 0 and from_env.stdout.count("distance") == 2
+
+
+def test_the_shipped_pipeline_is_the_default_model(corpus, monkeypatch):
+    from scholarly_nlp import pipeline_path
+
+    monkeypatch.delenv(ASPECT_MODEL_ENV, raising=False)
+    assert pipeline_path("scholarly_core") is not None, "pip install -r requirements.txt"
+    shipped = _run(["similar", "7898033", str(corpus), "-k", "2"])
+    assert shipped.exit_code == 0, shipped.stderr
+    assert shipped.stdout.count("distance") == 2
+    assert index_path_for(corpus, str(pipeline_path("scholarly_core").resolve())).exists()
 
 
 def test_bad_query_and_options(corpus, model):

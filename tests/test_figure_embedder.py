@@ -454,13 +454,28 @@ def test_cli_similar_figures(tmp_path):
     cli_module.get_registry().add_commands(cli_module.cli)
     files = [str(shared("tei", "acl", f"{pid}.tei.xml")) for pid in TEIS]
     runner = CliRunner()
-    result = runner.invoke(cli_module.cli, ["similar-figures", files[0], "fig_0", *files, "-k", "3"])
+    result = runner.invoke(cli_module.cli, ["similar-figures", files[0], "fig_0", *files, "-k", "3", "--tfidf-only"])
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 3 and all(len(line.split("\t")) == 5 for line in lines)
     assert lines[0].startswith("1\t")
-    result = runner.invoke(cli_module.cli, ["similar-figures", files[0], "fig_99", *files])
+    result = runner.invoke(cli_module.cli, ["similar-figures", files[0], "fig_99", *files, "--tfidf-only"])
     assert result.exit_code == 1 and "no figure" in result.output
+    both = runner.invoke(cli_module.cli, ["similar-figures", files[0], "fig_0", *files, "--tfidf-only", "--model", "x"])
+    assert both.exit_code == 2 and "exclude each other" in both.output
+
+
+def test_cli_similar_figures_uses_the_shipped_figure_embedder_by_default():
+    from scholarly_nlp import cli as cli_module
+
+    assert scholarly_nlp.pipeline_path("scholarly_core") is not None, "pip install -r requirements.txt"
+    cli_module.get_registry().add_commands(cli_module.cli)
+    files = [str(shared("tei", "acl", f"{pid}.tei.xml")) for pid in TEIS]
+    default = CliRunner().invoke(cli_module.cli, ["similar-figures", files[0], "fig_0", *files, "-k", "3"])
+    tfidf = CliRunner().invoke(cli_module.cli, ["similar-figures", files[0], "fig_0", *files, "-k", "3", "--tfidf-only"])
+    assert default.exit_code == 0, default.output
+    scores = lambda result: [line.split("\t")[1] for line in result.output.strip().splitlines()]
+    assert scores(default) != scores(tfidf)  # the embeddings reranked
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -18,7 +18,7 @@ from typing import Iterator, Optional
 import click
 from click.core import ParameterSource
 
-from scholarly_nlp import QUERY_ASPECTS, ScholarlyNLPError, blank, expand_inputs, read, read_many
+from scholarly_nlp import QUERY_ASPECTS, ScholarlyNLPError, expand_inputs, load, pipeline_path, read, read_many
 from scholarly_nlp.readers import abstract_doc, read_csfcube_abstracts
 
 from .index import (FORMAT_VERSION, INDEX_DIRNAME, AspectIndex, IndexFormatError, corpus_fingerprint, index_path_for,
@@ -29,6 +29,12 @@ from .search import similar as rank_similar
 ASPECT_MODEL_ENV = "SCHOLARLY_NLP_ASPECT_MODEL"
 """Environment variable naming the default aspect-embedder pipeline for ``similar``."""
 
+DEFAULT_MODEL = "scholarly_core"
+"""The pipeline ``similar`` uses when neither --model nor the environment names one."""
+
+ASPECT_PIPES = ("transformer", "sentence_role_tagger", "aspect_embedder")
+"""The pipes aspect vectors need; a pipeline's others are not loaded."""
+
 
 @click.command("similar")
 @click.argument("query")
@@ -38,7 +44,8 @@ ASPECT_MODEL_ENV = "SCHOLARLY_NLP_ASPECT_MODEL"
 @click.option("--facet", "deprecated_aspect", type=click.Choice(QUERY_ASPECTS), default=None, hidden=True,
               help="Deprecated name of --aspect.")
 @click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="Number of papers to show.")
-@click.option("--model", default=None, help=f"spaCy pipeline that sets aspect vectors (default: ${ASPECT_MODEL_ENV}).")
+@click.option("--model", default=None,
+              help=f"spaCy pipeline that sets aspect vectors (default: ${ASPECT_MODEL_ENV}, else {DEFAULT_MODEL}).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per hit.")
 @click.option("--rebuild", is_flag=True, help="Rebuild the corpus index even if it is up to date.")
 @click.option("--index-in-corpus", is_flag=True,
@@ -91,23 +98,25 @@ def _clip(text: str, width: int) -> str:
 
 
 def _load_aspect_model(model: Optional[str]):
-    """The aspect pipeline from --model or the environment, and its name for the index."""
-    model = model or os.environ.get(ASPECT_MODEL_ENV)
-    if not model:
-        raise ScholarlyNLPError(f"no aspect model: pass --model PATH or set {ASPECT_MODEL_ENV} (build one with "
-                                "'weasel run all' in projects/aspect_embedder)")
-    if not os.path.isdir(model):
-        raise ScholarlyNLPError(f"aspect model {model} is not a spaCy pipeline folder (build one with "
-                                "'weasel run all' in projects/aspect_embedder)")
-    import spacy
+    """The aspect pipeline from --model, the environment or the shipped pipeline, and its
+    folder (the index's model name). Only the pipes aspects need are loaded."""
+    model = model or os.environ.get(ASPECT_MODEL_ENV) or DEFAULT_MODEL
+    path = pipeline_path(model)
+    if path is None:
+        raise ScholarlyNLPError(f"aspect model {model} is not a spaCy pipeline folder nor an installed pipeline "
+                                f"package: pass --model PATH or set {ASPECT_MODEL_ENV} (the shipped one is "
+                                f"{DEFAULT_MODEL}; build one with 'weasel run all' in projects/aspect_embedder)")
+    from spacy.util import load_config
 
-    blank()  # plugins and document extensions
+    # A pipeline with the aspect_embedder loads only what aspects need; another (a custom
+    # embedder) loads whole.
+    has_embedder = "aspect_embedder" in load_config(path / "config.cfg")["nlp"]["pipeline"]
     try:
-        nlp = spacy.load(model)
+        nlp = load(model, components=ASPECT_PIPES if has_embedder else None)
     except (OSError, ValueError, KeyError) as exc:
         message = " ".join(str(exc).split())
         raise ScholarlyNLPError(f"cannot load the aspect model {model}: {message[:300]}") from exc
-    return nlp, os.path.abspath(model)
+    return nlp, os.path.abspath(path)
 
 
 def _is_abstracts_file(path: str) -> bool:

@@ -1,9 +1,10 @@
 """``scholarly-nlp similar-figures``: recommend figures similar to one figure of a paper.
 
 Inputs are paper files (PDF, GROBID TEI, any plugin format), scholarly_nlp JSON exports
-(``.json``) or DocBins (``.spacy``), or folders of them. Without ``--model`` the ranking is
-TF-IDF retrieval alone (or uses vectors already stored in the exports); with a trained
-pipeline that contains ``figure_embedder`` the candidates are reranked by the embeddings.
+(``.json``) or DocBins (``.spacy``), or folders of them. The TF-IDF candidates are reranked
+by the ``figure_embedder`` of ``--model`` (default: the shipped ``scholarly_core``, when it is
+installed); ``--tfidf-only`` ranks by TF-IDF retrieval alone (or by vectors already stored in
+the exports).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from .papers import read_papers
 from .recommend import similar_figures
 
 EXPORT_SUFFIXES = (".json", ".spacy")
+
+DEFAULT_MODEL = "scholarly_core"
+"""The shipped pipeline whose figure_embedder reranks when --model names none."""
 
 
 def iter_papers(paths: tuple[str, ...], nlp: Language, image_dir: Optional[str]) -> Iterator[Doc]:
@@ -61,19 +65,23 @@ def _caption(doc: Doc, fig_id: str) -> str:
 @click.argument("fig_id")
 @click.argument("corpus", nargs=-1, required=True)
 @click.option("-k", "k", default=10, show_default=True, type=click.IntRange(min=1), help="Number of hits.")
-@click.option("--model", default=None, help="Trained pipeline with a figure_embedder (default: TF-IDF only).")
+@click.option("--model", default=None,
+              help=f"Trained pipeline with a figure_embedder (default: {DEFAULT_MODEL} when installed).")
+@click.option("--tfidf-only", is_flag=True, help="Rank by TF-IDF alone; load no pipeline.")
 @click.option("--weight", default=None, type=float, help="Embedding weight in the rerank (default: the model's).")
 @click.option("--candidates", "n_candidates", default=None, type=click.IntRange(min=1),
               help="TF-IDF candidates to rerank (default: the model's, 100).")
 def similar_figures_command(query_file: str, fig_id: str, corpus: tuple[str, ...], k: int, model: Optional[str],
-                            weight: Optional[float], n_candidates: Optional[int]) -> None:
+                            tfidf_only: bool, weight: Optional[float], n_candidates: Optional[int]) -> None:
     """Rank the figures of CORPUS papers by similarity to figure FIG_ID of QUERY_FILE."""
-    import spacy
-
-    nlp = spacy.load(model) if model else scholarly_nlp.blank()
+    if model and tfidf_only:
+        raise click.UsageError("--model and --tfidf-only exclude each other")
+    if not model and not tfidf_only and scholarly_nlp.pipeline_path(DEFAULT_MODEL) is not None:
+        model = DEFAULT_MODEL
+    nlp = scholarly_nlp.load(model, components=["figure_embedder"]) if model else scholarly_nlp.blank()
     embedder = nlp.get_pipe("figure_embedder") if model and "figure_embedder" in nlp.pipe_names else None
     if model and embedder is None:
-        raise ScholarlyNLPError(f"the pipeline {model} has no figure_embedder (pipes: {nlp.pipe_names})")
+        raise ScholarlyNLPError(f"the pipeline {model} has no figure_embedder")
     with tempfile.TemporaryDirectory() as image_dir:
         queries = list(iter_papers((query_file,), nlp, image_dir))
         if not queries:
