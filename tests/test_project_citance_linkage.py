@@ -155,7 +155,8 @@ def test_bad_reference_paper_folders(tmp_path, layout):
 def test_evaluate_without_a_trained_pipeline(tmp_path, layout):
     project = copy_project(tmp_path)
     proc = run([sys.executable, "-m", "weasel", "run", "evaluate", str(project), f"--vars.test_dir={layout / 'test'}",
-                f"--vars.gold_dir={layout / 'gold'}", f"--vars.output_dir={tmp_path / 'out'}"], cwd=tmp_path)
+                f"--vars.gold_dir={layout / 'gold'}", f"--vars.output_dir={tmp_path / 'out'}",
+                "--vars.model=training/pipeline"], cwd=tmp_path)
     assert proc.returncode != 0
     errors = [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "no trained pipeline at training/pipeline" in errors[0]

@@ -82,7 +82,8 @@ def test_evaluate_without_a_trained_pipeline_says_so_in_one_line(gold_path, tei_
                 str(tmp_path / "out"), "--model", str(tmp_path / "missing")], cwd=tmp_path)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert [line for line in proc.stderr.splitlines() if line.startswith("error:")] == [
-        f"error: no trained pipeline at {tmp_path / 'missing'}; run 'weasel run all' first"]
+        f"error: no trained pipeline at {tmp_path / 'missing'}; install the shipped scholarly_core "
+        "(pip install -r requirements.txt at the repository root) or run 'weasel run all' first"]
 
 
 @pytest.mark.slow

@@ -19,7 +19,7 @@ PROJECT = REPO / "projects" / "figure_embeddings"
 def test_project_declares_the_workflows_and_outputs():
     project = srsly.read_yaml(PROJECT / "project.yml")
     commands = {c["name"]: c for c in project["commands"]}
-    assert project["workflows"]["all"] == ["preprocess", "train", "evaluate"]
+    assert project["workflows"]["all"] == ["preprocess", "train", "package", "evaluate", "record-metrics"]
     assert project["workflows"]["smoke"] == ["smoke-backbone", "smoke-preprocess", "smoke-train", "smoke-evaluate"]
     assert "metrics/figure_embeddings.json" in commands["evaluate"]["outputs"]
     assert "spacy train" in commands["train"]["script"][0]

@@ -3,6 +3,10 @@
     python scripts/evaluate.py MODEL CSFCUBE_DIR OUTPUT_DIR METRICS_JSON
         [--roles shipped|predicted] [--baselines tfidf,bm25,minilm] [--backbone NAME]
 
+MODEL is an installed pipeline package (the project's default: the shipped ``scholarly_core``)
+or a pipeline folder (``training/aspect-model``); only its ``transformer``,
+``sentence_role_tagger`` and ``aspect_embedder`` are loaded.
+
 CSFCUBE_DIR has the published layout (``abstracts-csfcube-preds.jsonl``,
 ``test-pid2anns-csfcube-{background,method,result}.json``, optionally
 ``evaluation_splits.json``). Every query of the pid2anns files is ranked; the ranked pools
@@ -20,14 +24,14 @@ import sys
 import time
 from pathlib import Path
 
-import spacy
-
+import scholarly_nlp
 from scholarly_nlp import write_atomic
 from scholarly_aspect_embedder.baselines import BM25AspectRanker, MiniLMRanker, TfidfAspectRanker
 from scholarly_aspect_embedder.csfcube_eval import evaluate_rankers, metrics_table
 from scholarly_aspect_embedder.pipeline_ranker import ROLE_SOURCES, AspectPipelineRanker
 
 MODEL_NAME = "aspect_embedder"
+PIPES = ["transformer", "sentence_role_tagger", "aspect_embedder"]
 BASELINES = ("tfidf", "bm25", "minilm")
 
 
@@ -43,7 +47,7 @@ def baseline_rankers(names: list[str], backbone: str | None) -> dict:
 def main(argv=None) -> int:
     """Rank, write the pools and the metrics, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("model", type=Path)
+    parser.add_argument("model", help="installed pipeline package (scholarly_core) or pipeline folder")
     parser.add_argument("csfcube_dir", type=Path)
     parser.add_argument("output_dir", type=Path)
     parser.add_argument("metrics", type=Path)
@@ -54,10 +58,14 @@ def main(argv=None) -> int:
     for name in ("abstracts-csfcube-preds.jsonl", "test-pid2anns-csfcube-method.json"):
         if not (args.csfcube_dir / name).exists():
             raise SystemExit(f"error: {args.csfcube_dir}: not a CSFCube directory ({name} is missing)")
-    if not (args.model / "config.cfg").exists():
-        raise SystemExit(f"error: no trained pipeline at {args.model}; run `weasel run all` (or `weasel run smoke`) first")
     started = time.time()
-    nlp = spacy.load(args.model)
+    try:
+        nlp = scholarly_nlp.load(args.model, components=PIPES)
+    except scholarly_nlp.UnknownPipelineError:
+        raise SystemExit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core "
+                         "(pip install -r requirements.txt at the repository root) or run `weasel run all` first")
+    except scholarly_nlp.ScholarlyNLPError as exc:
+        raise SystemExit(f"error: {exc}")
     names = [n for n in args.baselines.split(",") if n]
     baselines = baseline_rankers(names, args.backbone)
     model = {MODEL_NAME: AspectPipelineRanker(nlp, roles=args.roles)}
@@ -65,10 +73,11 @@ def main(argv=None) -> int:
     # Baselines' pools go to a subfolder: OUTPUT_DIR holds the evaluated model's files only.
     results.update(evaluate_rankers(args.csfcube_dir, baselines, output_dir=args.output_dir / "baselines"))
     report = dict(results[MODEL_NAME])
-    report["model"] = str(args.model)
+    report["model"] = args.model
+    report["pipes"] = nlp.pipe_names
     report["roles"] = args.roles
     report["baselines"] = {n: results[n] for n in names}
-    train_log = args.model / "train_log.json"
+    train_log = Path(nlp.path or args.model) / "train_log.json"
     if train_log.exists():
         report["training"] = {k: v for k, v in json.loads(train_log.read_text()).items() if k != "log"}
     report["seconds"] = round(time.time() - started, 1)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/evaluate_roles.py training/roles/model-best [--output] metrics/roles.json \
+    python scripts/evaluate_roles.py scholarly_core [--output] metrics/roles.json \
         [--csabstruct-dev ../../../shared/data/csabstruct/dev.jsonl] \
         [--csfcube ../../../shared/data/csfcube/abstracts-csfcube-preds.jsonl] [--limit N]
 
@@ -13,7 +13,9 @@ Usage::
   with the tagger run with ``overwrite = true`` so that it predicts instead of keeping them;
 * confusion matrices (rows: reference, columns: tagger) and documents per second.
 
-The JSON report is written to the given path (its folder is created).
+The model is an installed pipeline package (``scholarly_core``, the shipped one) or a pipeline
+folder (``training/roles/model-best``); only its ``transformer`` and ``sentence_role_tagger``
+are loaded. The JSON report is written to the given path (its folder is created).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ SHARED = HERE.parents[2].parent / "shared" / "data"
 DEFAULT_DEV = SHARED / "csabstruct" / "dev.jsonl"
 DEFAULT_CSFCUBE = SHARED / "csfcube" / "abstracts-csfcube-preds.jsonl"
 COMPONENT = "sentence_role_tagger"
+PIPES = ["transformer", COMPONENT]
 
 
 def confusion(reference: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> Dict[str, Dict[str, int]]:
@@ -85,14 +88,17 @@ def report(reference: Sequence[str], predicted: Sequence[str], n_docs: int, seco
     return metrics
 
 
-def evaluate(model: Path, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: Optional[Path] = DEFAULT_CSFCUBE,
+def evaluate(model: str, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: Optional[Path] = DEFAULT_CSFCUBE,
              limit: int = 0, batch_size: int = 32) -> Dict[str, Any]:
-    """The evaluation report of the pipeline at ``model`` (a dict; see the module docstring)."""
-    import spacy
+    """The evaluation report of the pipeline ``model`` (a dict; see the module docstring).
 
+    ``model`` is an installed pipeline package's name or a pipeline folder; a name that is
+    neither raises :class:`scholarly_nlp.UnknownPipelineError`.
+    """
+    import scholarly_nlp
     from scholarly_nlp.readers import read_csabstruct, read_csfcube_abstracts
 
-    nlp = spacy.load(model)
+    nlp = scholarly_nlp.load(str(model), components=PIPES)
     if COMPONENT not in nlp.pipe_names:
         raise SystemExit(f"{model}: the pipeline has no {COMPONENT} (pipes: {nlp.pipe_names})")
     out: Dict[str, Any] = {"model": str(model), "pipeline": nlp.pipe_names}
@@ -115,7 +121,8 @@ def evaluate(model: Path, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command line entry point (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", type=Path, help="a trained pipeline folder (e.g. training/roles/model-best)")
+    parser.add_argument("model", help="an installed pipeline package (scholarly_core) or a pipeline folder "
+                                      "(e.g. training/roles/model-best)")
     parser.add_argument("output", type=Path, nargs="?", help="the JSON report to write (or --output)")
     parser.add_argument("--output", dest="output_opt", type=Path, default=None, help="the JSON report to write")
     parser.add_argument("--csabstruct-dev", type=Path, default=DEFAULT_DEV)
@@ -127,8 +134,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args.output = args.output_opt or args.output
     if args.output is None:
         parser.error("give the JSON report's path (positional or --output)")
-    result = evaluate(args.model, args.csabstruct_dev, None if args.no_csfcube else args.csfcube, args.limit,
-                      args.batch_size)
+    import scholarly_nlp
+
+    try:
+        result = evaluate(args.model, args.csabstruct_dev, None if args.no_csfcube else args.csfcube, args.limit,
+                          args.batch_size)
+    except scholarly_nlp.UnknownPipelineError:
+        raise SystemExit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core "
+                         "(pip install -r requirements.txt at the repository root) or run `weasel run all` first")
+    except scholarly_nlp.ScholarlyNLPError as exc:
+        raise SystemExit(f"error: {exc}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     for key in ("csabstruct_dev", "csfcube_agreement"):

@@ -5,8 +5,10 @@ For every reference-paper folder ``<RP>/`` of ``--test-dir`` (``Reference_XML/<R
 ``annotation/*.ann.txt`` works too) the reference paper is read into a Doc with its
 citances (``reference_folder_doc``) and answered by
 
-* ``--system model``: the trained pipeline (``--model``, default ``training/pipeline``):
-  ``citance_linker`` chooses the sentences, ``citance_facet_classifier`` the facets;
+* ``--system model``: a trained pipeline (``--model``: an installed pipeline package, by default
+  the shipped ``scholarly_core``, or a pipeline folder such as ``training/pipeline``; only its
+  ``citance_linker`` and ``citance_facet_classifier`` are loaded): ``citance_linker`` chooses
+  the sentences, ``citance_facet_classifier`` the facets;
 * ``--system bm25``: the baseline: BM25 over the paper's sentences times the position
   prior (:mod:`scholarly_nlp.retrieval.sentences`), top ``--k``, facet ``Method`` always.
 
@@ -213,11 +215,7 @@ def score(pairs: list[tuple[str, list, list]]) -> dict:
     return report
 
 
-def check_model(args) -> None:
-    """Exit with one line when the model system is asked for and no trained pipeline exists."""
-    if args.system == "model" and not Path(args.model).exists():
-        sys.exit(f"error: no trained pipeline at {args.model}; run 'weasel run all' first (preprocess, "
-                 "train-facets, assemble: minutes on CPU), or pass --vars.system bm25 for the baseline")
+PIPES = ["citance_linker", "citance_facet_classifier"]
 
 
 def load_predictor(args) -> tuple[object, Callable, dict]:
@@ -227,14 +225,15 @@ def load_predictor(args) -> tuple[object, Callable, dict]:
                     "facet": args.default_facet}
         return scholarly_nlp.blank(), bm25_predictor(settings["k"], args.position_boost, args.prior_fraction,
                                                      args.default_facet), settings
-    check_model(args)
-    import spacy
-
-    if args.gpu_id >= 0:
-        spacy.require_gpu(args.gpu_id)
     overrides = {"components": {"citance_linker": {"k": args.k}}} if args.k else {}
-    scholarly_nlp.blank()  # load the plugins (factories, Doc extensions) before spacy.load
-    nlp = spacy.load(args.model, config=overrides)
+    try:
+        nlp = scholarly_nlp.load(args.model, components=PIPES, gpu_id=args.gpu_id, config=overrides)
+    except scholarly_nlp.UnknownPipelineError:
+        sys.exit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core (pip install -r "
+                 "requirements.txt at the repository root) or run 'weasel run all' and pass --vars.model "
+                 "training/pipeline, or pass --vars.system bm25 for the baseline")
+    except scholarly_nlp.ScholarlyNLPError as exc:
+        sys.exit(f"error: {exc}")
     if "citance_linker" not in nlp.pipe_names:
         sys.exit(f"error: the pipeline at {args.model} has no citance_linker pipe (pipes: {', '.join(nlp.pipe_names)})")
     linker = nlp.get_pipe("citance_linker")
@@ -253,7 +252,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--output-dir", required=True, help="where the system's <RP>.csv files go")
     parser.add_argument("--metrics", default="metrics/clscisumm.json")
     parser.add_argument("--system", choices=("model", "bm25"), default="model")
-    parser.add_argument("--model", default="training/pipeline", help="trained pipeline folder (--system model)")
+    parser.add_argument("--model", default="scholarly_core",
+                        help="installed pipeline package (scholarly_core) or pipeline folder (--system model)")
     parser.add_argument("--gpu-id", type=int, default=-1)
     parser.add_argument("--k", type=int, default=0, help="sentences per citance (0: the pipeline's k; bm25: 3, the k that won grouped CV for BM25 + prior)")
     parser.add_argument("--position-boost", type=float, default=1.5, help="bm25 system: position prior boost")
@@ -263,7 +263,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parser.parse_args(argv)
 
     test_dir, output_dir, gold_dir = Path(args.test_dir), Path(args.output_dir), Path(args.gold_dir)
-    check_model(args)
     if not test_dir.is_dir():
         sys.exit(f"error: no test folder at {test_dir}; run 'weasel run make-test-layout' or pass --vars.test_dir")
     folders = rp_folders(test_dir)

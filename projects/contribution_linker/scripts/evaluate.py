@@ -15,6 +15,10 @@ first paragraph, random expectation) under ``baselines``, and ``detection_recall
 of matched gold sentences that the pipeline's ``contribution_detector`` (when present) flags
 as contributions. A TEI file that is missing or cannot be read is reported with the reason
 and its gold items count as misses; the other papers go on.
+
+``--model`` is an installed pipeline package (default: the shipped ``scholarly_core``) or a
+pipeline folder (``training/pipeline``); only its ``contribution_detector`` and
+``contribution_linker`` are loaded.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from scholarly_contribution_linker.evaluation import (
 )
 
 TOP = 5
+PIPES = ["contribution_detector", "contribution_linker"]
 
 
 def load_docs(nlp, tei_dir: Path, paper_ids, failed: list) -> dict:
@@ -100,7 +105,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--tei-dir", type=Path, required=True)
     parser.add_argument("--gold", type=Path, required=True)
     parser.add_argument("--output-dir", type=Path, required=True)
-    parser.add_argument("--model", type=Path, default=Path("training/pipeline"))
+    parser.add_argument("--model", default="scholarly_core",
+                        help="installed pipeline package (scholarly_core) or pipeline folder (training/pipeline)")
     parser.add_argument("--metrics", type=Path, default=Path("metrics/contributions.json"))
     parser.add_argument("--baselines", default="bm25,tfidf,minilm,first_paragraph",
                         help="comma-separated; empty for none (the random expectation is always given)")
@@ -108,15 +114,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--gpu-id", type=int, default=-1)
     args = parser.parse_args(argv)
 
-    if not args.model.exists():
-        sys.exit(f"error: no trained pipeline at {args.model}; run 'weasel run all' first")
     if not args.gold.exists():
         sys.exit(f"error: no gold file at {args.gold}")
-    import spacy
-
-    if args.gpu_id >= 0:
-        spacy.require_gpu(args.gpu_id)
-    nlp = spacy.load(args.model)
+    try:
+        nlp = scholarly_nlp.load(args.model, components=PIPES, gpu_id=args.gpu_id)
+    except scholarly_nlp.UnknownPipelineError:
+        sys.exit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core (pip install -r "
+                 "requirements.txt at the repository root) or run 'weasel run all' first")
+    except scholarly_nlp.ScholarlyNLPError as exc:
+        sys.exit(f"error: {exc}")
     if "contribution_linker" not in nlp.pipe_names:
         sys.exit(f"error: the pipeline at {args.model} has no contribution_linker (pipes: {', '.join(nlp.pipe_names)})")
     start = time.time()
@@ -138,7 +144,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     baselines["random_expected"] = expected_random_metrics(gold, [q.paragraphs if q.matched else None for q in queries])
     metrics.update({"baselines": baselines, "detection_recall": detection_recall(queries, docs),
                     "n_papers": len(docs), "failed": failed, "seconds": time.time() - start,
-                    "model": str(args.model), "pipes": nlp.pipe_names})
+                    "model": args.model, "pipes": nlp.pipe_names})
     args.metrics.parent.mkdir(parents=True, exist_ok=True)
     scholarly_nlp.write_atomic(args.metrics, json.dumps(metrics, indent=2).encode("utf-8"))
     print(f"pipeline: hit@1 {metrics['hit_at_1']:.3f} hit@5 {metrics['hit_at_5']:.3f} MRR {metrics['mrr']:.3f} "

@@ -3,6 +3,10 @@
 Pair classification ("Same", "Citing") with thresholds tuned on the dev split and accuracy
 on the test split, against TF-IDF; figure recommendation P@3/P@5 of TF-IDF retrieval alone
 and with the embedding rerank (see ``scholarly_figure_embedder.evaluation``).
+
+``--model`` is an installed pipeline package (the project's default: the shipped
+``scholarly_core``) or a pipeline folder (``training/model-best``); only its
+``figure_embedder`` is loaded.
 """
 
 from __future__ import annotations
@@ -12,11 +16,11 @@ import json
 import sys
 from pathlib import Path
 
-import spacy
-
 import scholarly_nlp
 from scholarly_figure_embedder.evaluation import evaluate_embedder
 from scholarly_figure_embedder.relations import RelationTable
+
+PIPES = ["figure_embedder"]
 
 
 def summary(report: dict) -> list[str]:
@@ -51,17 +55,24 @@ def _fmt(value) -> str:
 def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="trained pipeline folder (training/model-best)")
+    parser.add_argument("--model", required=True,
+                        help="installed pipeline package (scholarly_core) or pipeline folder (training/model-best)")
     parser.add_argument("--corpus", required=True, help="preprocess output: dev.spacy, test.spacy, relations.json")
     parser.add_argument("--metrics", required=True, help="output JSON file")
     parser.add_argument("--max-pairs", type=int, default=2000, help="positive pairs per set at most")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    if not Path(args.model).exists():
-        sys.exit(f"error: no trained model at {args.model}; run 'weasel run train' (or 'weasel run all') first")
     corpus = Path(args.corpus)
-    nlp = spacy.load(args.model)
+    try:
+        nlp = scholarly_nlp.load(args.model, components=PIPES)
+    except scholarly_nlp.UnknownPipelineError:
+        sys.exit(f"error: no trained model at {args.model}; install the shipped scholarly_core (pip install -r "
+                 "requirements.txt at the repository root) or run 'weasel run all' first")
+    except scholarly_nlp.ScholarlyNLPError as exc:
+        sys.exit(f"error: {exc}")
+    if "figure_embedder" not in nlp.pipe_names:
+        sys.exit(f"error: the pipeline {args.model} has no figure_embedder (pipes: {', '.join(nlp.pipe_names)})")
     embedder = nlp.get_pipe("figure_embedder")
     if (corpus / "text_vectors.npz").exists():
         embedder.use_text_cache(corpus / "text_vectors.npz")
