@@ -4,6 +4,10 @@ Writes ``<output-dir>/predictions.jsonl`` (``{"paper_id", "ranking": [all candid
 ids, best first]}``) and the metrics JSON (MAP, MRR, acc_at_1, acc_at_3, plus each
 baseline's). Also reports the self-supervised proxy of the model on the gold papers
 (does a sentence that mentions a figure rank that figure's caption first?).
+
+``--model`` is an installed pipeline package (the project's default: the shipped
+``scholarly_core``) or a pipeline folder (``training/model-best``); only its ``figure_ranker``
+is loaded.
 """
 
 from __future__ import annotations
@@ -11,20 +15,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-
-import spacy
 
 import scholarly_nlp
 from scholarly_figure_ranker.evaluation import evaluate_dir, load_papers, proxy_eval, read_gold
 
 BASELINES_WITHOUT_ENCODER = ["random", "pick_first", "tfidf"]
+PIPES = ["figure_ranker"]
 
 
 def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="trained pipeline folder (training/model-best)")
+    parser.add_argument("--model", required=True,
+                        help="installed pipeline package (scholarly_core) or pipeline folder (training/model-best)")
     parser.add_argument("--tei-dir", required=True)
     parser.add_argument("--gold", required=True)
     parser.add_argument("--output-dir", required=True)
@@ -33,11 +36,15 @@ def main() -> None:
     parser.add_argument("--no-zero-shot", action="store_true", help="skip the zero-shot MiniLM baseline")
     args = parser.parse_args()
 
-    if not Path(args.model).exists():
-        sys.exit(f"error: no trained model at {args.model}; run 'weasel run train' (or 'weasel run all') first")
-    if args.gpu_id >= 0:
-        spacy.require_gpu(args.gpu_id)
-    nlp = spacy.load(args.model)
+    try:
+        nlp = scholarly_nlp.load(args.model, components=PIPES, gpu_id=args.gpu_id)
+    except scholarly_nlp.UnknownPipelineError:
+        sys.exit(f"error: no trained model at {args.model}; install the shipped scholarly_core (pip install -r "
+                 "requirements.txt at the repository root) or run 'weasel run all' first")
+    except scholarly_nlp.ScholarlyNLPError as exc:
+        sys.exit(f"error: {exc}")
+    if "figure_ranker" not in nlp.pipe_names:
+        sys.exit(f"error: the pipeline {args.model} has no figure_ranker (pipes: {', '.join(nlp.pipe_names)})")
     baselines = BASELINES_WITHOUT_ENCODER if args.no_zero_shot else True
     report = evaluate_dir(args.tei_dir, args.gold, nlp=nlp, output_dir=args.output_dir, baselines=baselines)
     docs, _missing = load_papers(args.tei_dir, read_gold(args.gold), nlp)
