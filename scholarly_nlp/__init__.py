@@ -16,7 +16,7 @@ from __future__ import annotations
 from .analysis import analysis_record
 from .api import DocResult, blank, load, read, read_many
 from .cache import cache_dir
-from .packaging import pipeline_path
+from .pipelines import pipeline_path
 from .doc.builder import paper_to_doc
 from .doc.extensions import SPAN_GROUPS, install_extensions, set_extension
 from .doc.serialize import (

@@ -39,7 +39,7 @@ def load(name: PathLike, *, components: Optional[Sequence[str]] = None, gpu_id: 
     :class:`~scholarly_nlp.errors.IncompatiblePipelineError`. ``spacy_options`` go to
     ``spacy.load`` (``exclude``, ``config`` overrides, ...).
     """
-    from .packaging import check_compatible, pipeline_path
+    from .pipelines import check_compatible, pipeline_path
 
     get_registry()
     install_extensions()

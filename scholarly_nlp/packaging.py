@@ -21,19 +21,16 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib
 import json
 import shutil
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from .errors import IncompatiblePipelineError, ScholarlyNLPError
+from .errors import ScholarlyNLPError
+from .pipelines import META_KEY, PIPELINE_DIR, compatible_range
 
 PathLike = Union[str, Path]
-
-PIPELINE_DIR = "pipeline"
-"""The spaCy pipeline folder inside a pipeline package's module."""
 
 MAX_PIPELINE_BYTES = 30 * 1024 * 1024
 """What one shipped pipeline may weigh (every shipped pipeline lives in git)."""
@@ -53,70 +50,9 @@ CANONICAL_ORDER = (
 then each pipe after those whose output it uses (the linker after the detector, facets after
 the citance linker). Pipes not listed keep their relative order, after these."""
 
-META_KEY = "scholarly_nlp"
-"""The key of ``meta.json`` that holds this library's record of the pipeline."""
-
 
 class PackagingError(ScholarlyNLPError):
     """A shipped pipeline could not be built (a missing component, too large, does not load)."""
-
-
-def pipeline_path(name: PathLike) -> Optional[Path]:
-    """The pipeline folder behind ``name``: a folder with a ``config.cfg``, or the folder an
-    installed pipeline package loads from; None when ``name`` is neither."""
-    path = Path(name)
-    if (path / "config.cfg").is_file():
-        return path
-    text = str(name)
-    if not text.isidentifier():
-        return None
-    try:
-        from importlib import metadata
-
-        metadata.distribution(text)
-    except Exception:
-        return None
-    try:
-        module = importlib.import_module(text)
-    except ImportError:
-        return None
-    locate = getattr(module, "pipeline_path", None)
-    if callable(locate):
-        located = Path(locate())
-        return located if (located / "config.cfg").is_file() else None
-    root = Path(module.__file__).parent
-    found = sorted(p.parent for p in root.glob("*/config.cfg"))
-    return found[0] if found else None
-
-
-def check_compatible(path: PathLike) -> dict:
-    """Read the pipeline's ``meta.json`` and raise :class:`IncompatiblePipelineError` when it
-    was built for another version of scholarly_nlp than the installed one. Returns the meta."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    from . import __version__
-
-    path = Path(path)
-    meta_file = path / "meta.json"
-    if not meta_file.is_file():
-        return {}
-    meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    required = (meta.get(META_KEY) or {}).get("requires")
-    if not required:
-        return meta
-    try:
-        ok = SpecifierSet(required).contains(__version__, prereleases=True)
-    except InvalidSpecifier:
-        ok = False
-    if not ok:
-        raise IncompatiblePipelineError(str(path), required, __version__, (meta.get(META_KEY) or {}).get("built_with"))
-    return meta
-
-
-def compatible_range(version: str) -> str:
-    """The versions a pipeline built with ``version`` loads in: the same minor release line."""
-    major, minor = (int(part) for part in version.split(".")[:2])
-    return f">={major}.{minor}.0,<{major}.{minor + 1}.0"
 
 
 def folder_bytes(path: PathLike) -> int:

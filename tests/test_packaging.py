@@ -14,16 +14,8 @@ from spacy.training import Example
 
 import scholarly_nlp
 from scholarly_nlp import IncompatiblePipelineError
-from scholarly_nlp.packaging import (
-    MAX_PIPELINE_BYTES,
-    PackagingError,
-    add_components,
-    check_compatible,
-    compatible_range,
-    main,
-    pipeline_path,
-    record_metrics,
-)
+from scholarly_nlp.packaging import MAX_PIPELINE_BYTES, PackagingError, add_components, main, record_metrics
+from scholarly_nlp.pipelines import check_compatible, compatible_range, pipeline_path
 
 from conftest import shared
 

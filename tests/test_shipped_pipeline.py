@@ -12,7 +12,8 @@ import sys
 
 import pytest
 
-from scholarly_nlp.packaging import MAX_PIPELINE_BYTES, folder_bytes, pipeline_path
+from scholarly_nlp.packaging import MAX_PIPELINE_BYTES, folder_bytes
+from scholarly_nlp.pipelines import pipeline_path
 
 from conftest import shared
 
@@ -86,3 +87,21 @@ def test_plain_spacy_loads_it_in_a_fresh_process_with_the_plugins_disabled_and_n
     assert result["central"] is not None
     assert result["roles"] and len(set(result["roles"])) > 1  # a real tagger, not a constant
     assert result["contributions"] > 0
+
+
+def test_a_paper_with_no_figures_introduction_abstract_or_citances_gets_a_defined_record(shipped):
+    import scholarly_nlp
+    from scholarly_nlp import Block, Paper, PaperSection, paper_to_doc
+
+    nlp = scholarly_nlp.load(SHIPPED)
+    text = ("We measured the boiling point of water at several altitudes. The values fell with altitude, "
+            "as the barometric formula predicts.")
+    paper = Paper(paper_id="bare", blocks=[Block(kind="title", text="Boiling points at altitude"),
+                                           Block(kind="paragraph", text=text, section=0)],
+                  sections=[PaperSection(title="Measurements")])
+    record = scholarly_nlp.analysis_record(nlp(paper_to_doc(paper, nlp)), nlp)
+    assert record["central_figure"] is None and record["figures"] == []
+    assert record["abstract_roles"] == [] and record["citances"] == []
+    assert record["contributions"] == []
+    assert set(record["aspects"]) >= {"title", "background", "method", "result"}
+    assert record["aspect_fallbacks"]  # no abstract: the aspects are pooled over what there is, and say so

@@ -23,7 +23,7 @@ def load(**overrides: Any):
     not the release line the pipeline was built with.
     """
     from spacy.util import load_model_from_path
-    from scholarly_nlp.packaging import check_compatible
+    from scholarly_nlp.pipelines import check_compatible
 
     check_compatible(PIPELINE)
     return load_model_from_path(PIPELINE, **overrides)
