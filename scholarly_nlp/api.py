@@ -26,14 +26,16 @@ def blank(lang: str = "en") -> Language:
     return spacy.blank(lang)
 
 
-def load(name: PathLike, *, components: Optional[Sequence[str]] = None, gpu_id: Optional[int] = None,
-         **spacy_options: Any) -> Language:
+def load(name: PathLike, *, components: Optional[Sequence[str]] = None, require: Sequence[str] = (),
+         gpu_id: Optional[int] = None, **spacy_options: Any) -> Language:
     """Load a trained pipeline: an installed pipeline package's name or a pipeline folder.
 
     The plugins are loaded first (so every component's factory is known); ``gpu_id`` >= 0
     runs it on that GPU. ``components`` loads only those pipes (names the pipeline lacks are
     ignored; the others are not even read from disk), e.g. ``["transformer",
-    "sentence_role_tagger"]`` of the shipped ``scholarly_core``. An unknown name raises
+    "sentence_role_tagger"]`` of the shipped ``scholarly_core``; a pipe named in ``require`` that
+    the loaded pipeline lacks is a :class:`~scholarly_nlp.errors.ScholarlyNLPError` naming the
+    pipes it has. An unknown name raises
     :class:`~scholarly_nlp.errors.UnknownPipelineError` saying what to install or pass; a
     pipeline built for another scholarly_nlp version raises
     :class:`~scholarly_nlp.errors.IncompatiblePipelineError`. ``spacy_options`` go to
@@ -53,11 +55,15 @@ def load(name: PathLike, *, components: Optional[Sequence[str]] = None, gpu_id: 
             skipped = [pipe for pipe in pipes if pipe not in components]
             spacy_options["exclude"] = list(spacy_options.get("exclude", ())) + skipped
     try:
-        return spacy.load(name, **spacy_options)
+        nlp = spacy.load(name, **spacy_options)
     except OSError as exc:
         if "[E050]" in str(exc) or "[E053]" in str(exc):
             raise UnknownPipelineError(str(name)) from exc
         raise
+    missing = [pipe for pipe in require if pipe not in nlp.pipe_names]
+    if missing:
+        raise ScholarlyNLPError(f"the pipeline {name} has no {', '.join(missing)} (pipes: {', '.join(nlp.pipe_names)})")
+    return nlp
 
 
 def read(path: PathLike, nlp: Optional[Language] = None, format: Optional[str] = None, **options: Any) -> Doc:

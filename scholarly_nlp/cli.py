@@ -170,7 +170,8 @@ def _write(doc, out: Path, name: str, out_format: str, json_full: bool = False) 
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--out", "out_dir", default="out/analysis", show_default=True, type=click.Path(file_okay=False),
+              help="Output folder.")
 @click.option("--pipeline", default=DEFAULT_PIPELINE, show_default=True,
               help="An installed pipeline package or a trained pipeline folder.")
 @click.option("--gpu-id", type=int, default=-1, show_default=True, help="Run the pipeline on this GPU (-1: CPU).")

@@ -109,8 +109,9 @@ class UnknownPipelineError(ScholarlyNLPError):
     def __init__(self, name: str):
         self.name = name
         super().__init__(
-            f"Can't find the pipeline {name!r}: it is neither an installed pipeline package nor a folder with a "
-            f"config.cfg. Install a trained pipeline, or pass the folder a training run wrote (e.g. "
+            f"no trained pipeline at {name}: it is neither an installed pipeline package nor a folder with a "
+            f"config.cfg. Install the shipped scholarly_core (pip install -r requirements.txt at the repository "
+            f"root), or pass the folder a training run wrote ('weasel run all' in a project, e.g. "
             f"projects/figure_ranker/training/model-best)."
         )
 

@@ -81,9 +81,9 @@ def test_evaluate_without_a_trained_pipeline_says_so_in_one_line(gold_path, tei_
     proc = run([sys.executable, str(EVALUATE), "--tei-dir", str(tei_dir), "--gold", str(gold_path), "--output-dir",
                 str(tmp_path / "out"), "--model", str(tmp_path / "missing")], cwd=tmp_path)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    assert [line for line in proc.stderr.splitlines() if line.startswith("error:")] == [
-        f"error: no trained pipeline at {tmp_path / 'missing'}; install the shipped scholarly_core "
-        "(pip install -r requirements.txt at the repository root) or run 'weasel run all' first"]
+    (line,) = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert line.startswith(f"error: no trained pipeline at {tmp_path / 'missing'}: it is neither")
+    assert "the shipped scholarly_core (pip install -r requirements.txt" in line and "weasel run all" in line
 
 
 @pytest.mark.slow

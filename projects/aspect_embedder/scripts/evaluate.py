@@ -61,9 +61,6 @@ def main(argv=None) -> int:
     started = time.time()
     try:
         nlp = scholarly_nlp.load(args.model, components=PIPES)
-    except scholarly_nlp.UnknownPipelineError:
-        raise SystemExit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core "
-                         "(pip install -r requirements.txt at the repository root) or run `weasel run all` first")
     except scholarly_nlp.ScholarlyNLPError as exc:
         raise SystemExit(f"error: {exc}")
     names = [n for n in args.baselines.split(",") if n]

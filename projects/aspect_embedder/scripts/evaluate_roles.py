@@ -98,9 +98,7 @@ def evaluate(model: str, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: 
     import scholarly_nlp
     from scholarly_nlp.readers import read_csabstruct, read_csfcube_abstracts
 
-    nlp = scholarly_nlp.load(str(model), components=PIPES)
-    if COMPONENT not in nlp.pipe_names:
-        raise SystemExit(f"{model}: the pipeline has no {COMPONENT} (pipes: {nlp.pipe_names})")
+    nlp = scholarly_nlp.load(str(model), components=PIPES, require=[COMPONENT])
     out: Dict[str, Any] = {"model": str(model), "pipeline": nlp.pipe_names}
     if csabstruct_dev is not None:
         records = read_csabstruct(csabstruct_dev)
@@ -139,9 +137,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         result = evaluate(args.model, args.csabstruct_dev, None if args.no_csfcube else args.csfcube, args.limit,
                           args.batch_size)
-    except scholarly_nlp.UnknownPipelineError:
-        raise SystemExit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core "
-                         "(pip install -r requirements.txt at the repository root) or run `weasel run all` first")
     except scholarly_nlp.ScholarlyNLPError as exc:
         raise SystemExit(f"error: {exc}")
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -227,15 +227,12 @@ def load_predictor(args) -> tuple[object, Callable, dict]:
                                                      args.default_facet), settings
     overrides = {"components": {"citance_linker": {"k": args.k}}} if args.k else {}
     try:
-        nlp = scholarly_nlp.load(args.model, components=PIPES, gpu_id=args.gpu_id, config=overrides)
-    except scholarly_nlp.UnknownPipelineError:
-        sys.exit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core (pip install -r "
-                 "requirements.txt at the repository root) or run 'weasel run all' and pass --vars.model "
-                 "training/pipeline, or pass --vars.system bm25 for the baseline")
+        nlp = scholarly_nlp.load(args.model, components=PIPES, require=["citance_linker"], gpu_id=args.gpu_id,
+                                 config=overrides)
+    except scholarly_nlp.UnknownPipelineError as exc:
+        sys.exit(f"error: {exc} (or pass --vars.system bm25 for the baseline)")
     except scholarly_nlp.ScholarlyNLPError as exc:
         sys.exit(f"error: {exc}")
-    if "citance_linker" not in nlp.pipe_names:
-        sys.exit(f"error: the pipeline at {args.model} has no citance_linker pipe (pipes: {', '.join(nlp.pipe_names)})")
     linker = nlp.get_pipe("citance_linker")
     settings = {"model": str(args.model), "pipes": list(nlp.pipe_names),
                 "k": linker.cfg.get("k"), "threshold": linker.cfg.get("threshold"),

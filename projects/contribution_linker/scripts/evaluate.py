@@ -117,14 +117,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not args.gold.exists():
         sys.exit(f"error: no gold file at {args.gold}")
     try:
-        nlp = scholarly_nlp.load(args.model, components=PIPES, gpu_id=args.gpu_id)
-    except scholarly_nlp.UnknownPipelineError:
-        sys.exit(f"error: no trained pipeline at {args.model}; install the shipped scholarly_core (pip install -r "
-                 "requirements.txt at the repository root) or run 'weasel run all' first")
+        nlp = scholarly_nlp.load(args.model, components=PIPES, require=["contribution_linker"], gpu_id=args.gpu_id)
     except scholarly_nlp.ScholarlyNLPError as exc:
         sys.exit(f"error: {exc}")
-    if "contribution_linker" not in nlp.pipe_names:
-        sys.exit(f"error: the pipeline at {args.model} has no contribution_linker (pipes: {', '.join(nlp.pipe_names)})")
     start = time.time()
     gold = read_contribution_gold(args.gold)
     failed: list = []

@@ -65,14 +65,9 @@ def main() -> None:
 
     corpus = Path(args.corpus)
     try:
-        nlp = scholarly_nlp.load(args.model, components=PIPES)
-    except scholarly_nlp.UnknownPipelineError:
-        sys.exit(f"error: no trained model at {args.model}; install the shipped scholarly_core (pip install -r "
-                 "requirements.txt at the repository root) or run 'weasel run all' first")
+        nlp = scholarly_nlp.load(args.model, components=PIPES, require=["figure_embedder"])
     except scholarly_nlp.ScholarlyNLPError as exc:
         sys.exit(f"error: {exc}")
-    if "figure_embedder" not in nlp.pipe_names:
-        sys.exit(f"error: the pipeline {args.model} has no figure_embedder (pipes: {', '.join(nlp.pipe_names)})")
     embedder = nlp.get_pipe("figure_embedder")
     if (corpus / "text_vectors.npz").exists():
         embedder.use_text_cache(corpus / "text_vectors.npz")

@@ -37,14 +37,9 @@ def main() -> None:
     args = parser.parse_args()
 
     try:
-        nlp = scholarly_nlp.load(args.model, components=PIPES, gpu_id=args.gpu_id)
-    except scholarly_nlp.UnknownPipelineError:
-        sys.exit(f"error: no trained model at {args.model}; install the shipped scholarly_core (pip install -r "
-                 "requirements.txt at the repository root) or run 'weasel run all' first")
+        nlp = scholarly_nlp.load(args.model, components=PIPES, require=["figure_ranker"], gpu_id=args.gpu_id)
     except scholarly_nlp.ScholarlyNLPError as exc:
         sys.exit(f"error: {exc}")
-    if "figure_ranker" not in nlp.pipe_names:
-        sys.exit(f"error: the pipeline {args.model} has no figure_ranker (pipes: {', '.join(nlp.pipe_names)})")
     baselines = BASELINES_WITHOUT_ENCODER if args.no_zero_shot else True
     report = evaluate_dir(args.tei_dir, args.gold, nlp=nlp, output_dir=args.output_dir, baselines=baselines)
     docs, _missing = load_papers(args.tei_dir, read_gold(args.gold), nlp)
