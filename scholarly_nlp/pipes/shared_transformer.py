@@ -75,7 +75,10 @@ class SharedTransformer(Transformer):
             return
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_json(path / "cfg", self.cfg)
-        record = {"backbone": self.model.attrs["name"], "backbone_digest": digest, "layout": "backbone"}
+        # A backbone given as a relative folder is recorded absolute: loading may run elsewhere.
+        name = self.model.attrs["name"]
+        backbone = str(Path(name).resolve()) if Path(name).is_dir() and not Path(name).is_absolute() else name
+        record = {"backbone": backbone, "backbone_digest": digest, "layout": "backbone"}
         (path / BACKBONE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "SharedTransformer":
@@ -86,8 +89,10 @@ class SharedTransformer(Transformer):
             return super().from_disk(path, exclude=exclude)
         if (path / "cfg").exists():
             self.cfg.update(srsly.read_json(path / "cfg"))
-        self.model.initialize()
         record = json.loads(record_file.read_text(encoding="utf-8"))
+        if not Path(self.model.attrs["name"]).is_dir() and Path(record.get("backbone", "")).is_dir():
+            self.model.attrs["name"] = record["backbone"]  # a relative folder name, recorded absolute
+        self.model.initialize()
         digest = weights_digest(self._hf_model())
         if record.get("backbone_digest") and digest != record["backbone_digest"]:
             warnings.warn(f"{path}: the backbone {self.model.attrs['name']} is not the checkpoint this pipeline was "
