@@ -6,6 +6,10 @@ sentence crosses blocks. Tokens are split wherever a span starts or ends (GROBID
 glues two citation markers, ``</ref><ref>``), so every span covers exactly its characters.
 Sentence boundaries come from the source's ``<s>`` when given, else from the scientific
 segmenter, and are written as ``Token.is_sent_start`` so they survive ``DocBin``.
+
+The text is tokenised by :func:`~scholarly_nlp.doc.tokenize.tokenize` (the pipeline's
+tokenizer, called directly): a paper longer than ``nlp.max_length`` is built all the same,
+and hostile whitespace-free runs cost linear time.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from ..errors import MalformedInputError
 from ..paper import Block, Paper, Section
 from ..text.segmenter import split_sentences
 from .extensions import SPAN_GROUPS, install_extensions
+from .tokenize import tokenize
 
 BLOCK_SEPARATOR = "\n\n"
 
@@ -39,8 +44,9 @@ def paper_to_doc(paper: Paper, nlp: Language) -> Doc:
     _set_sentence_starts(doc, blocks, starts)
     groups: dict[str, list[Span]] = {name: [] for name in SPAN_GROUPS}
     _check_reconstruction(doc, paper, text, blocks, starts)
+    figure_kinds = _figure_kinds(paper)
     for block, start in zip(blocks, starts):
-        _add_block_spans(doc, paper, block, start, groups)
+        _add_block_spans(doc, paper, block, start, groups, figure_kinds)
     groups["sections"], section_order = _section_spans(doc, paper, blocks, starts)
     for name, spans in groups.items():
         doc.spans[name] = spans
@@ -86,7 +92,8 @@ def _tokenize_with_boundaries(nlp: Language, text: str, edges: list[int]) -> Doc
     ``"2013;Liu"`` from two glued markers is one token to spaCy; split at the markers' edges it
     becomes ``"2013;"`` + ``"Liu"`` (no whitespace between), so each marker is a span of its own.
     """
-    doc = nlp.make_doc(text)
+    # Not nlp.make_doc: it refuses texts over nlp.max_length, and a long paper is no error.
+    doc = tokenize(nlp.tokenizer, text)
     if not len(doc) or not edges:
         return doc
     token_starts = doc.to_array(IDX).astype("int64")
@@ -166,7 +173,16 @@ _REF_GROUPS = {"bibr": "citations", "figure": "figure_refs", "table": "figure_re
                "footnote": "footnote_refs"}
 
 
-def _add_block_spans(doc: Doc, paper: Paper, block: Block, start: int, groups: dict[str, list[Span]]) -> None:
+def _figure_kinds(paper: Paper) -> dict[str, str]:
+    """Figure id -> kind ("figure" or "table"), the first figure winning for a repeated id."""
+    kinds: dict[str, str] = {}
+    for figure in paper.figures:
+        kinds.setdefault(figure.id, figure.kind)
+    return kinds
+
+
+def _add_block_spans(doc: Doc, paper: Paper, block: Block, start: int, groups: dict[str, list[Span]],
+                     figure_kinds: dict[str, str]) -> None:
     end = start + len(block.text)
     section = _section_of(paper, block)
     number = (section.number or "") if section is not None else ""
@@ -185,7 +201,7 @@ def _add_block_spans(doc: Doc, paper: Paper, block: Block, start: int, groups: d
     elif block.kind == "footnote":
         groups["footnotes"].append(_span(doc, start, end, "footnote", block.id or ""))
     elif block.kind == "caption":
-        kind = next((f.kind for f in paper.figures if f.id == block.figure_id), "figure")
+        kind = figure_kinds.get(block.figure_id, "figure")
         groups["captions"].append(_span(doc, start, end, kind, block.figure_id or ""))
     for ref in block.refs:
         group = _REF_GROUPS.get(ref.kind)

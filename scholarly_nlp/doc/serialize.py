@@ -18,11 +18,13 @@ plus ``"doc"``, the compact form from which :func:`doc_from_json` rebuilds the D
 ``tokens``
     ``{"count", "digest", "removed", "added"}``: the token boundaries are those of
     re-tokenising ``text`` with a blank pipeline of ``lang`` (the tokenizer every
-    scholarly_nlp pipeline uses), less the tokens that start at the character offsets in
-    ``removed``, plus the ``[start_char, end_char]`` tokens in ``added`` (the splits at span
-    edges the builder makes, or any other retokenisation). ``count`` and ``digest`` (of
-    every token's offsets) are checked on rebuild, so a tokenizer that changed since the
-    export is an error, not a silently different Doc.
+    scholarly_nlp pipeline uses, through :func:`scholarly_nlp.doc.tokenize.tokenize`, which
+    tokenises whitespace-free runs of over 256 characters in pieces), less the tokens that
+    start at the character offsets in ``removed``, plus the ``[start_char, end_char]``
+    tokens in ``added`` (the splits at span edges the builder makes, or any other
+    retokenisation). ``count`` and ``digest`` (of every token's offsets) are checked on
+    rebuild, so a tokenizer that changed since the export is an error, not a silently
+    different Doc.
 ``sent_starts``, ``sent_default``, ``sent_other``
     character offsets of the tokens that start a sentence; the ``Token.is_sent_start``
     value of every other token (-1: inside a sentence, 0: unknown), and the offsets of the
@@ -54,9 +56,11 @@ import copy
 import errno
 import hashlib
 import json
+import math
 import os
+import re
 import secrets
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Union
 
@@ -68,6 +72,7 @@ from spacy.vocab import Vocab
 
 from ..errors import MalformedInputError, ScholarlyNLPError
 from .extensions import install_extensions
+from .tokenize import tokenize
 
 JSON_FORMAT_VERSION = 2
 READABLE_FORMAT_VERSIONS = (1, 2)
@@ -311,20 +316,30 @@ def _rebuilt_offsets(data: dict, source: Optional[PathLike]) -> tuple[numpy.ndar
         starts = numpy.asarray(tokens["starts"], dtype="int64")
         ends = numpy.asarray(tokens["ends"], dtype="int64")
     else:
-        ref_starts, ref_ends = _token_offsets(_tokenizer(data.get("lang", "en"))(text))
-        removed = numpy.asarray(tokens.get("removed", []), dtype="int64")
-        keep = ~numpy.isin(ref_starts, removed)
-        if len(ref_starts) - keep.sum() != len(numpy.unique(removed)):
-            raise MalformedInputError(source, _TOKENIZER_CHANGED)
-        added = numpy.asarray(tokens.get("added", []), dtype="int64").reshape(-1, 2)
-        starts = numpy.concatenate([ref_starts[keep], added[:, 0]])
-        ends = numpy.concatenate([ref_ends[keep], added[:, 1]])
-        order = numpy.argsort(starts, kind="stable")
-        starts, ends = starts[order], ends[order]
+        starts, ends = _apply_token_diff(_tokenizer(data.get("lang", "en"))(text), tokens, source)
     _check_tokens(text, starts, ends, source)
-    if "count" in tokens and (len(starts) != tokens["count"] or _digest(starts, ends) != tokens.get("digest")):
+    if not _tokens_match(tokens, starts, ends):
         raise MalformedInputError(source, _TOKENIZER_CHANGED)
     return starts, ends
+
+
+def _apply_token_diff(reference: Doc, tokens: dict, source: Optional[PathLike]) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The reference tokenisation's offsets less ``removed``, plus ``added``, in order."""
+    ref_starts, ref_ends = _token_offsets(reference)
+    removed = numpy.asarray(tokens.get("removed", []), dtype="int64")
+    keep = ~numpy.isin(ref_starts, removed)
+    if len(ref_starts) - keep.sum() != len(numpy.unique(removed)):
+        raise MalformedInputError(source, _TOKENIZER_CHANGED)
+    added = numpy.asarray(tokens.get("added", []), dtype="int64").reshape(-1, 2)
+    starts = numpy.concatenate([ref_starts[keep], added[:, 0]])
+    ends = numpy.concatenate([ref_ends[keep], added[:, 1]])
+    order = numpy.argsort(starts, kind="stable")
+    return starts[order], ends[order]
+
+
+def _tokens_match(tokens: dict, starts: numpy.ndarray, ends: numpy.ndarray) -> bool:
+    """True unless the export's token ``count`` or ``digest`` says these are not its tokens."""
+    return "count" not in tokens or (len(starts) == tokens["count"] and _digest(starts, ends) == tokens.get("digest"))
 
 
 _TOKENIZER_CHANGED = ("its token boundaries do not match re-tokenising its text (was it written by another spaCy "
@@ -448,10 +463,12 @@ def _is_extension_key(key: Any) -> bool:
 
 @lru_cache(maxsize=8)
 def _tokenizer(lang: str):
-    """The tokenizer of a blank pipeline for ``lang`` (scholarly_nlp's pipelines use it)."""
+    """The reference tokenisation of an export: a blank ``lang`` pipeline's tokenizer (scholarly_nlp's
+    pipelines use it) called as the Doc builder calls it, through :func:`~scholarly_nlp.doc.tokenize.tokenize`
+    (linear time on long whitespace-free runs, where spaCy's tokenizer alone is quadratic)."""
     import spacy
 
-    return spacy.blank(lang).tokenizer
+    return partial(tokenize, spacy.blank(lang).tokenizer)
 
 
 @lru_cache(maxsize=1)
@@ -508,16 +525,23 @@ def _resolve_images(doc: Doc, base_dir: PathLike) -> None:
 # --------------------------------------------------------------------------- files
 
 
+#: The head of the target's name a temporary file keeps: with its dot, random part and
+#: ``.tmp`` the temporary name stays well under the 255 bytes a file name may have.
+_TMP_NAME_BYTES = 200
+
+
 def write_atomic(path: PathLike, data: Union[bytes, str]) -> None:
     """Write a file via a temporary file in the same folder and a rename (no half files).
 
-    The file gets the mode a plain ``open()`` would give it (0666 less the umask).
+    The file gets the mode a plain ``open()`` would give it (0666 less the umask). A
+    ``str`` is written as UTF-8; a lone surrogate in it (from an undecodable file name)
+    is written as its ``\\udcXX`` escape instead of failing.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
     while True:
-        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        tmp = path.parent / _temp_name(path.name)
         try:
             # os.open applies the umask to 0o666, as open() does; mkstemp would give 0600.
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
@@ -533,12 +557,50 @@ def write_atomic(path: PathLike, data: Union[bytes, str]) -> None:
         raise
 
 
+def _temp_name(name: str) -> str:
+    """A fresh temporary name beside ``name``: its head, a random part and ``.tmp``."""
+    from ..naming import truncate_bytes
+
+    return f".{truncate_bytes(name, _TMP_NAME_BYTES)}.{secrets.token_hex(6)}.tmp"
+
+
+def strict_json(data: Any) -> str:
+    """``data`` as strict JSON text: a non-finite float (NaN, Infinity) is written as ``null``.
+
+    JSON has no NaN or Infinity; ``json.dumps`` would write them as bare words other
+    parsers refuse. Such a float is a legitimate "no value" (a score not computed), so it
+    becomes ``null``; ``allow_nan=False`` guarantees that nothing non-standard is written.
+    Raises TypeError / ValueError for values JSON cannot store.
+    """
+    try:
+        return json.dumps(data, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        if "float" not in str(exc):  # a circular reference, say: not ours to mend
+            raise
+    # A non-finite float somewhere: walk the data only in this rare case.
+    return json.dumps(finite_floats(data), ensure_ascii=False, allow_nan=False)
+
+
+def finite_floats(value: Any) -> Any:
+    """A copy of JSON-able ``value`` with every NaN or infinite float replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_floats(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_floats(item) for item in value]
+    return value
+
+
 def save_json(doc: Doc, path: PathLike, full: bool = False) -> None:
-    """Write one Doc's JSON export atomically (image paths relative to the file's folder)."""
+    """Write one Doc's JSON export atomically (image paths relative to the file's folder).
+
+    The export is strict JSON (:func:`strict_json`: NaN and infinite floats become ``null``).
+    """
     path = Path(path)
     data = doc_to_json(doc, full=full, base_dir=path.parent)
     try:
-        text = json.dumps(data, ensure_ascii=False)
+        text = strict_json(data)
     except (TypeError, ValueError) as exc:
         raise ScholarlyNLPError(f"{path}: cannot write the JSON export: {_unserialisable(data)} ({exc}); "
                                 "use save_docbin (--format docbin) for such values") from exc
@@ -548,7 +610,7 @@ def save_json(doc: Doc, path: PathLike, full: bool = False) -> None:
 def _unserialisable(data: dict) -> str:
     for name, start, end, value in data["doc"]["extensions"]:
         try:
-            json.dumps(value)
+            strict_json(value)
         except (TypeError, ValueError):
             where = "doc" if start is None else ("token" if end is None else "span")
             return f"the {where} extension ._.{name} holds a value JSON cannot store"
@@ -576,17 +638,81 @@ def save_docbin(docs: Iterable[Doc], path: PathLike) -> int:
     for doc in docs:
         meta = doc.user_data.get(key)
         relative = _relative_images(meta, path.parent)
-        if relative is meta:
-            docbin.add(doc)
-        else:
-            doc.user_data[key] = relative  # DocBin.add serialises user_data at once
-            try:
-                docbin.add(doc)
-            finally:
-                doc.user_data[key] = meta
+        docbin.merge(_docbin_of(doc, key, relative, path))
         count += 1
     write_atomic(path, docbin.to_bytes())
     return count
+
+
+def _docbin_of(doc: Doc, key: tuple, meta: Any, path: Path) -> DocBin:
+    """A DocBin of ``doc`` alone with ``meta`` as its stored paper_meta; the Doc stays unchanged.
+
+    DocBin.add serialises user_data at once (msgpack), so the values are swapped in only for
+    the call; a failed add leaves a DocBin half-filled, hence one DocBin per Doc, merged by
+    the caller. msgpack stores only valid UTF-8: a lone surrogate (a file name that is not
+    UTF-8, in paper_meta's source) is stored as U+FFFD rather than failing the paper.
+    """
+    originals: dict = {}  # the keys swapped, with their own values (_ABSENT: the Doc had none)
+
+    def swap(name: Any, value: Any) -> None:
+        originals.setdefault(name, doc.user_data.get(name, _ABSENT))
+        doc.user_data[name] = value
+
+    if meta is not doc.user_data.get(key):
+        swap(key, meta)
+    try:
+        try:
+            docbin = DocBin(store_user_data=True)
+            docbin.add(doc)
+        except UnicodeEncodeError:
+            for name, value in list(doc.user_data.items()):
+                clean = _without_surrogates(value)
+                if clean is not value:
+                    swap(name, clean)
+            docbin = DocBin(store_user_data=True)
+            docbin.add(doc)
+        return docbin
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ScholarlyNLPError(f"{path}: cannot write the DocBin: {_unpackable(doc)} ({exc})") from exc
+    finally:
+        for name, value in originals.items():
+            if value is _ABSENT:
+                doc.user_data.pop(name, None)
+            else:
+                doc.user_data[name] = value
+
+
+_ABSENT = object()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD (``value`` itself when it has none)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        items = {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+        unchanged = len(items) == len(value) and all(k in value and value[k] is v for k, v in items.items())
+        return value if unchanged else items
+    if isinstance(value, (list, tuple)):
+        items = [_without_surrogates(item) for item in value]
+        return value if all(a is b for a, b in zip(items, value)) else items
+    return value
+
+
+def _unpackable(doc: Doc) -> str:
+    """Which ``._`` value of ``doc`` msgpack cannot store (an integer of 2**64 or more, an object)."""
+    import srsly
+
+    for key, value in doc.user_data.items():
+        try:
+            srsly.msgpack_dumps(value)
+        except (TypeError, ValueError, OverflowError):
+            if _is_extension_key(key):
+                where = "doc" if key[2] is None else ("token" if key[3] is None else "span")
+                return f"the {where} extension ._.{key[1]} holds a value msgpack cannot store"
+            return f"the user_data value {key!r} cannot be stored by msgpack"
+    return "a value msgpack cannot store"
 
 
 def load_docbin(path: PathLike, vocab: VocabLike = None) -> Iterator[Doc]:

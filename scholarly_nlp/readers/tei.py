@@ -5,12 +5,19 @@ numbers, paragraphs with their ``<s>`` sentences when GROBID gave them, inline
 ``ref@type=bibr|figure|table`` (with or without ``target``), ``figure`` floats
 (``@type=table`` for tables) with ``head``/``label``/``figDesc``/``coords``, and the
 ``listBibl`` bibliography. The XML parser never resolves entities, never loads a DTD and
-never touches the network, so TEI from an untrusted source is safe to read.
+never touches the network, so TEI from an untrusted source is safe to read; a DTD that
+declares entities is refused in any encoding (UTF-16 and UTF-32 included). Damaged but
+harmless details do not cost the paper: a ``coords`` value that is not five sane numbers is
+dropped, and an ``xml:id`` used twice is a warning.
 """
 
 from __future__ import annotations
 
+import codecs
+import math
 import re
+import warnings
+from collections import Counter
 from pathlib import Path
 from typing import Optional, Union
 
@@ -18,7 +25,7 @@ from lxml import etree
 
 from ..errors import EmptyDocumentError, InputError, MalformedInputError, UnsafeInputError
 from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
-from ..text.mentions import MENTION_PATTERN, resolve_mention
+from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
 from .tei_parts import (
     back_matter_kind,
@@ -41,13 +48,31 @@ _SKIP_INLINE = {"note", "figure", "table", "formula"}
 _BACK_DIV_TYPES = {"acknowledgement", "funding", "availability"}
 _ENTITY_DECL = re.compile(rb"<!ENTITY", re.IGNORECASE)
 _DOCTYPE = re.compile(rb"<!DOCTYPE", re.IGNORECASE)
+_ENTITY_DECL_TEXT = re.compile(r"<!ENTITY", re.IGNORECASE)
+_DOCTYPE_TEXT = re.compile(r"<!DOCTYPE", re.IGNORECASE)
+# Byte order marks, longest first (the UTF-32-LE mark starts with the UTF-16-LE one).
+_BOMS = ((codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF8, "utf-8"),
+         (codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF16_LE, "utf-16-le"))
+# Without a mark, the first four bytes of "<?xm" tell a wide encoding (XML 1.0, appendix F).
+_WIDE_STARTS = ((b"\x00\x00\x00<", "utf-32-be"), (b"<\x00\x00\x00", "utf-32-le"), (b"\x00<\x00?", "utf-16-be"),
+                (b"<\x00?\x00", "utf-16-le"))
+_DECLARED_ENCODING = re.compile(rb"<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._:-]+)[\"']")
+# "(3)" printed in a formula's text, between whitespace or at an end; its label as an index key.
+_PRINTED_LABEL = re.compile(r"(?:^|\s)\(([^\s()]+)\)(?=\s|$)")
+# Labels the index holds exactly: printable ASCII without parentheses (others are scanned for).
+_PRINTED_LABEL_KEY = re.compile(r"[\x21-\x27\x2a-\x7e]+")
+#: Largest page number and absolute coordinate (PDF points) taken from ``coords``.
+_MAX_PAGE = 100_000
+_MAX_COORD = 1e6
 
 
 def _parser() -> etree.XMLParser:
     # No entity resolution, no DTD, no network, libxml2's default size limits (huge_tree off):
     # external-entity and entity-expansion attacks have nothing to work with.
+    # collect_ids=False: an xml:id used twice is then no parse error (it is reported as a warning).
     return etree.XMLParser(
-        resolve_entities=False, load_dtd=False, no_network=True, huge_tree=False, remove_comments=True
+        resolve_entities=False, load_dtd=False, no_network=True, huge_tree=False, remove_comments=True,
+        collect_ids=False,
     )
 
 
@@ -74,26 +99,91 @@ def parse_tei(data: Union[bytes, str], source: Optional[str] = None, paper_id: O
     """Parse GROBID TEI from bytes or text.
 
     Raises EmptyDocumentError for empty input or a TEI without title, abstract and body
-    text, UnsafeInputError for DTD entity declarations, MalformedInputError for XML that
-    is not well-formed or not TEI.
+    text, UnsafeInputError for DTD entity declarations (in any encoding), MalformedInputError
+    for XML that is not well-formed or not TEI (a ``<TEI>`` root without the TEI namespace
+    included). An ``xml:id`` used more than once is a warning naming the file and the id.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
     if not data.strip():
         raise EmptyDocumentError(source, "is empty")
-    if _DOCTYPE.search(data) and _ENTITY_DECL.search(data):
-        raise UnsafeInputError(source, "declares XML entities in a DTD, which are refused (entity expansion / external entities)")
+    if _declares_entities(data):
+        raise UnsafeInputError(source, _ENTITIES_REFUSED)
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
         raise MalformedInputError(source, f"is not well-formed XML ({exc})") from exc
-    if etree.QName(root).localname != "TEI":
-        raise MalformedInputError(source, f"is XML but not TEI (root element <{etree.QName(root).localname}>)")
+    _check_no_entities(root, source)
+    _check_tei_root(root, source)
+    _warn_duplicate_ids(root, source)
     paper = _TeiBuilder(root, source, paper_id or (tei_stem(source) if source else "paper")).build()
     if not any(b.kind in ("abstract", "paragraph") for b in paper.blocks) and not paper.title:
         raise EmptyDocumentError(source, "has no title, abstract or body text")
     paper.check()
     return paper
+
+
+_ENTITIES_REFUSED = "declares XML entities in a DTD, which are refused (entity expansion / external entities)"
+
+
+def _declares_entities(data: bytes) -> bool:
+    """True when the document has a DOCTYPE and an entity declaration, in whatever encoding."""
+    if _DOCTYPE.search(data) and _ENTITY_DECL.search(data):
+        return True
+    encoding = _xml_encoding(data)
+    if encoding is None:
+        return False
+    text = data.decode(encoding, errors="replace")
+    return bool(_DOCTYPE_TEXT.search(text) and _ENTITY_DECL_TEXT.search(text))
+
+
+def _xml_encoding(data: bytes) -> Optional[str]:
+    """The codec of an XML document that is not ASCII-compatible (UTF-16, UTF-32...), from its
+    byte order mark, its first bytes or its declaration; None when the bytes can be searched
+    as they are (UTF-8, Latin-1 and the like) or the encoding is unknown."""
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), None)
+    encoding = encoding or next((name for start, name in _WIDE_STARTS if data.startswith(start)), None)
+    if encoding is None:
+        declared = _DECLARED_ENCODING.match(data[:400].lstrip())
+        encoding = declared.group(1).decode("ascii") if declared else None
+    if encoding is None:
+        return None
+    try:
+        ascii_compatible = "<!DOCTYPE".encode(encoding) == b"<!DOCTYPE"
+    except (LookupError, UnicodeError):
+        return None
+    return None if ascii_compatible else encoding
+
+
+def _check_tei_root(root: etree._Element, source: Optional[str]) -> None:
+    """Refuse a root that is not ``<TEI>`` in the TEI namespace, saying which it is."""
+    name = etree.QName(root)
+    if name.localname != "TEI":
+        raise MalformedInputError(source, f"is XML but not TEI (root element <{name.localname}>)")
+    if name.namespace != TEI_NS:
+        found = f"the namespace {name.namespace!r}" if name.namespace else "no namespace"
+        raise MalformedInputError(source, f"has no TEI namespace: its <TEI> root has {found}, not "
+                                          f'xmlns="{TEI_NS}" (GROBID writes it; the elements are not TEI without it)')
+
+
+def _check_no_entities(root: etree._Element, source: Optional[str]) -> None:
+    """Refuse a parsed DTD that declares entities (in an encoding the byte-level check cannot read)."""
+    dtd = root.getroottree().docinfo.internalDTD
+    if dtd is not None and any(True for _ in dtd.iterentities()):
+        raise UnsafeInputError(source, _ENTITIES_REFUSED)
+
+
+def _warn_duplicate_ids(root: etree._Element, source: Optional[str]) -> None:
+    """One warning naming the file and the ``xml:id`` values that more than one element carries."""
+    counts = Counter(el.get(XML_ID) for el in root.iter() if isinstance(el.tag, str) and el.get(XML_ID) is not None)
+    repeated = [value for value, count in counts.items() if count > 1]
+    if not repeated:
+        return
+    shown = ", ".join(repr(value) for value in repeated[:5])
+    if len(repeated) > 5:
+        shown += f" and {len(repeated) - 5} more"
+    warnings.warn(f"{source or 'TEI'}: duplicate xml:id {shown}; read anyway, but a reference to a repeated id "
+                  "may point at either element", stacklevel=3)
 
 
 class _TeiBuilder:
@@ -102,10 +192,14 @@ class _TeiBuilder:
     def __init__(self, root: etree._Element, source: Optional[str], paper_id: str):
         self.root = root
         self.paper = Paper(paper_id=paper_id, source=source, reader="tei")
-        self._figure_labels: list[tuple[str, str, str]] = []
+        self._figure_labels = FigureLabels()
         self._figure_ids: set[str] = set()
         self._formula_labels: dict[str, str] = {}
         self._formula_texts: dict[str, str] = {}
+        # Built once the formulas are indexed: printed label and "(label)" in a formula's text -> id.
+        self._formula_by_label: dict[str, str] = {}
+        self._formula_by_printed: dict[str, str] = {}
+        self._formula_scans: dict[str, Optional[str]] = {}
         self._footnote_numbers: dict[str, str] = {}
         # GROBID before 0.6 keeps words broken at line ends as "struc- ture".
         version = grobid_version(root)
@@ -303,7 +397,7 @@ class _TeiBuilder:
     def _resolve_figure_ref(self, target: Optional[str], text: str, kind: str) -> Optional[str]:
         if target in self._figure_ids:
             return target
-        return resolve_mention(text, self._figure_labels, kind_hint=kind)
+        return self._figure_labels.resolve(text, kind_hint=kind)
 
     def _resolve_formula_ref(self, target: Optional[str], text: str) -> Optional[str]:
         """A formula ref's target, else the formula whose printed label the text names ("(3)")."""
@@ -312,13 +406,31 @@ class _TeiBuilder:
         wanted = text.strip("()[] .,;").lower()
         if not wanted:
             return None
-        found = next((fid for fid, label in self._formula_labels.items() if label and label.lower() == wanted), None)
+        found = self._formula_by_label.get(wanted)
         if found is None:
             # GROBID 0.5 merges consecutive equations into one formula with one label: the
             # others' numbers "(1)" are left in its text.
-            printed = re.compile(rf"(?:^|\s)\({re.escape(wanted)}\)(?=\s|$)", re.IGNORECASE)
-            found = next((fid for fid, body in self._formula_texts.items() if printed.search(body)), None)
+            found = self._formula_printing(wanted)
         return found
+
+    def _formula_printing(self, wanted: str) -> Optional[str]:
+        """The first formula whose text prints "(wanted)" on its own (between spaces or at an end)."""
+        if _PRINTED_LABEL_KEY.fullmatch(wanted):
+            return self._formula_by_printed.get(wanted)
+        if wanted not in self._formula_scans:  # a label the index cannot hold: scan once per label
+            printed = re.compile(rf"(?:^|\s)\({re.escape(wanted)}\)(?=\s|$)", re.IGNORECASE)
+            self._formula_scans[wanted] = next(
+                (fid for fid, body in self._formula_texts.items() if printed.search(body)), None)
+        return self._formula_scans[wanted]
+
+    def _index_formula_labels(self) -> None:
+        """Printed labels and the "(n)" printed in formula texts -> the first formula id, once."""
+        for formula_id, label in self._formula_labels.items():
+            if label:
+                self._formula_by_label.setdefault(label.lower(), formula_id)
+        for formula_id, body in self._formula_texts.items():
+            for match in _PRINTED_LABEL.finditer(body):
+                self._formula_by_printed.setdefault(match.group(1).lower(), formula_id)
 
     # -- footnotes and formulas -----------------------------------------------------------
     def _index_formulas_and_footnotes(self) -> None:
@@ -329,6 +441,7 @@ class _TeiBuilder:
             formula_id = formula.get(XML_ID) or f"formula_auto{n}"
             self._formula_labels[formula_id] = formula_label(formula)
             self._formula_texts[formula_id] = _formula_text(formula)
+        self._index_formula_labels()
         for n, note in enumerate(self._footnote_elements()):
             self._footnote_numbers[note.get(XML_ID) or f"foot_auto{n}"] = (note.get("n") or "").strip()
 
@@ -369,7 +482,7 @@ class _TeiBuilder:
             info = FigureInfo(id=fig_id, kind=kind, label=label, head=head)
             info.page, info.bbox = _coords(fig.get("coords") or _graphic_coords(fig))
             self.paper.figures.append(info)
-            self._figure_labels.append((fig_id, kind, label))
+            self._figure_labels.add(fig_id, kind, label)
             self._figure_ids.add(fig_id)
 
     def _read_captions(self) -> None:
@@ -456,12 +569,21 @@ def _graphic_coords(fig: etree._Element) -> str:
 
 
 def _coords(coords: str) -> tuple[Optional[int], Optional[tuple[float, float, float, float]]]:
-    """GROBID ``coords="page,x,y,w,h;..."`` -> (page, (x0, y0, x1, y1)) of the first box."""
+    """GROBID ``coords="page,x,y,w,h;..."`` -> (page, (x0, y0, x1, y1)) of the first box.
+
+    A box that is not five numbers, or has a value that is not finite or beyond _MAX_COORD
+    points, a page that is not a whole number from 1 to _MAX_PAGE, or a negative width or
+    height is dropped: (None, None), and the paper is read without it.
+    """
     if not coords:
         return None, None
     try:
         page, x, y, w, h = (float(v) for v in coords.split(";")[0].split(",")[:5])
-    except ValueError:
+    except ValueError:  # not a number, or fewer than five
+        return None, None
+    if not all(math.isfinite(v) and abs(v) <= _MAX_COORD for v in (page, x, y, w, h)):
+        return None, None
+    if not (page.is_integer() and 1 <= page <= _MAX_PAGE) or w < 0 or h < 0:
         return None, None
     return int(page), (x, y, x + w, y + h)
 

@@ -7,7 +7,7 @@ the PDF reader finds mentions in plain text; both resolve them to a figure by it
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional, Union
 
 # "Figure", "Fig.", "Figs.", "Table", "Tab.", "Tables"; then a label such as 3, 3a, 3(b), A.1, S2.
 MENTION_PATTERN = re.compile(
@@ -35,14 +35,11 @@ def label_of(text: str) -> str:
     return match.group(1) if match else ""
 
 
-def resolve_mention(
-    text: str, figures: Iterable[tuple[str, str, str]], kind_hint: Optional[str] = None
-) -> Optional[str]:
-    """Resolve a mention's text to a figure id.
+def mention_key(text: str, kind_hint: Optional[str] = None) -> Optional[tuple[str, str]]:
+    """(kind, lowercased label) a mention's text names, or None when it names no label.
 
-    ``figures`` yields (id, kind, label). The kind comes from the mention's wording, else
-    from ``kind_hint`` (the TEI ref type). A bare label ("(3, 4)") uses the hint alone.
-    Returns the first figure of that kind whose label matches, or None.
+    The kind comes from the mention's wording, else from ``kind_hint`` (the TEI ref type);
+    a bare label ("(3, 4)") uses the hint alone.
     """
     match = MENTION_PATTERN.search(text)
     if match:
@@ -50,10 +47,38 @@ def resolve_mention(
     else:
         label = label_of(text)
         kind = kind_hint or "figure"
-    if not label:
-        return None
-    label = label.lower()
-    for fig_id, fig_kind, fig_label in figures:
-        if fig_kind == kind and fig_label.lower() == label:
-            return fig_id
-    return None
+    return (kind, label.lower()) if label else None
+
+
+class FigureLabels:
+    """Figures by (kind, lowercased label), built once, so that resolving a mention costs
+    one dictionary lookup however many figures the paper has (the first figure wins)."""
+
+    def __init__(self, figures: Iterable[tuple[str, str, str]] = ()) -> None:
+        self._ids: dict[tuple[str, str], str] = {}
+        for fig_id, kind, label in figures:
+            self.add(fig_id, kind, label)
+
+    def add(self, fig_id: str, kind: str, label: str) -> None:
+        """Index one figure (id, kind, label); an earlier figure with the same kind and label stays."""
+        if label:
+            self._ids.setdefault((kind, label.lower()), fig_id)
+
+    def resolve(self, text: str, kind_hint: Optional[str] = None) -> Optional[str]:
+        """The id of the figure the mention's text names, or None (see :func:`resolve_mention`)."""
+        key = mention_key(text, kind_hint)
+        return self._ids.get(key) if key is not None else None
+
+
+def resolve_mention(
+    text: str, figures: Union[FigureLabels, Iterable[tuple[str, str, str]]], kind_hint: Optional[str] = None
+) -> Optional[str]:
+    """Resolve a mention's text to a figure id.
+
+    ``figures`` is a :class:`FigureLabels` index (resolve many mentions against it) or
+    yields (id, kind, label). The kind comes from the mention's wording, else from
+    ``kind_hint`` (the TEI ref type). A bare label ("(3, 4)") uses the hint alone.
+    Returns the first figure of that kind whose label matches, or None.
+    """
+    index = figures if isinstance(figures, FigureLabels) else FigureLabels(figures)
+    return index.resolve(text, kind_hint)
