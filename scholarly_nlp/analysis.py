@@ -8,6 +8,8 @@ and figure counts). Each pipe of the pipeline may add its own fields by defining
 a component's outputs, and a third-party component joins the record the same way. A pipe
 may add fields to each item of a list the record already has (``{"citances": [{"facets":
 [...]}, ...]}``, one dict per citance); two pipes that write the same field are an error.
+The CLI writes a record as strict JSON (a NaN or infinite score becomes ``null``), and a
+pipe whose ``analysis`` raises fails that paper only.
 """
 
 from __future__ import annotations

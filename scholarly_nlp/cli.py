@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
+import traceback
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import click
 
+from . import __version__
+from .analysis import FORMAT_VERSION as ANALYSIS_FORMAT_VERSION
 from .analysis import analysis_record, summary_lines
-from .api import DocResult, blank, load, read_many
-from .doc.serialize import save_docbin, save_json, write_atomic
+from .api import blank, load, read_many
+from .doc.serialize import JSON_FORMAT_VERSION, save_docbin, save_json, strict_json, write_atomic
 from .errors import InputError, ScholarlyNLPError
 from .naming import output_names, paper_stem
+from .pipelines import pipeline_path
 from .plugins import get_registry, package_root
 from .readers.dispatch import expand_inputs
+from .resume import Manifest, input_digest
 
 OUTPUT_FORMATS = ("json", "docbin")
+OUTPUT_SUFFIXES = {"json": ".json", "docbin": ".spacy"}
+ANALYSIS_SUFFIX = ".analysis.json"
 DEFAULT_PIPELINE = "scholarly_core"
 """The pipeline ``analyze`` loads when none is named."""
 PROGRESS_MIN_FILES = 20
@@ -83,14 +91,18 @@ def cli() -> None:
 @click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Files read at once (worker processes; threads for GROBID). Default: 1, or 4 with GROBID.")
+@click.option("--force", is_flag=True, help="Redo every paper, also those the output folder already holds.")
 @click.option("--quiet", is_flag=True, help="Only the summary line and failures.")
 def parse(paths: tuple[str, ...], out_dir: str, out_format: str, json_full: bool, reader: Optional[str],
-          grobid_url: Optional[str], images: bool, jobs: Optional[int], quiet: bool) -> None:
+          grobid_url: Optional[str], images: bool, jobs: Optional[int], force: bool, quiet: bool) -> None:
     """Parse PDFs, TEI files, folders or globs into paper Docs, one output file per paper.
 
     Each output is named after its input file less the format extension (D10-1042.pdf ->
     D10-1042.json); inputs of one run that would share a name keep their whole file name
     (demo_paper.pdf.json, demo_paper.tei.xml.json), then their folders (a__x.pdf.json).
+    A paper that cannot be read or written is reported and the batch goes on. Papers the
+    output folder already holds, written from the same bytes with the same options, are
+    skipped (--force redoes them).
     """
     if json_full and out_format != "json":
         raise click.UsageError("--json-full applies to --format json only")
@@ -101,23 +113,22 @@ def parse(paths: tuple[str, ...], out_dir: str, out_format: str, json_full: bool
     names = dict(zip(files, output_names(files)))
     if grobid_url:
         reader = "grobid"
-    options = _reader_options(out, names, images, with_grobid=reader == "grobid", grobid_url=grobid_url)
-    default_jobs = options["grobid"]["service"].concurrency if reader == "grobid" else 1
-    results = read_many(files, blank(), format=reader, workers=jobs or default_jobs, reader_options=options)
-    ok, failed = 0, []
-    show_progress = not quiet and len(files) >= PROGRESS_MIN_FILES
-    with click.progressbar(results, length=len(files), label="parsing", file=sys.stderr) if show_progress else _nullbar(results) as bar:
-        for result in bar:
-            if result.ok:
-                _write(result.doc, out, names[result.path], out_format, json_full)
-                ok += 1
-            else:
-                failed.append(result)
-    for result in failed:
-        click.echo(f"failed: {one_line(result.error)}", err=True)
-    click.echo(f"parsed {len(files)} file(s): {ok} ok, {len(failed)} failed; output in {out}")
-    if failed:
-        sys.exit(1)
+    suffix = OUTPUT_SUFFIXES[out_format]
+    batch = _Batch(out, {"command": "parse", "format": out_format, "json_full": json_full, "reader": reader,
+                         "images": images, "format_version": JSON_FORMAT_VERSION, "scholarly_nlp": __version__})
+    todo = batch.plan(files, {path: name + suffix for path, name in names.items()}, force)
+    if todo:
+        options = _reader_options(out, names, images, with_grobid=reader == "grobid", grobid_url=grobid_url)
+        default_jobs = options["grobid"]["service"].concurrency if reader == "grobid" else 1
+        results = read_many(todo, blank(), format=reader, workers=jobs or default_jobs, reader_options=options)
+        show_progress = not quiet and len(todo) >= PROGRESS_MIN_FILES
+        with click.progressbar(results, length=len(todo), label="parsing", file=sys.stderr) if show_progress else _nullbar(results) as bar:
+            for result in bar:
+                if result.ok:
+                    batch.write(result.path, lambda path, doc=result.doc: _write_doc(doc, path, out_format, json_full))
+                else:
+                    batch.fail(result.error)
+    batch.finish(f"parsed {len(files)} file(s)")
 
 
 def _unique(paths) -> list[str]:
@@ -162,10 +173,74 @@ def _image_dir(out: Path, path: str, name: str) -> Path:
 
 
 def _write(doc, out: Path, name: str, out_format: str, json_full: bool = False) -> None:
+    _write_doc(doc, out / f"{name}{OUTPUT_SUFFIXES[out_format]}", out_format, json_full)
+
+
+def _write_doc(doc, path: Path, out_format: str, json_full: bool = False) -> None:
     if out_format == "json":
-        save_json(doc, out / f"{name}.json", full=json_full)
+        save_json(doc, path, full=json_full)
     else:
-        save_docbin([doc], out / f"{name}.spacy")
+        save_docbin([doc], path)
+
+
+class _Batch:
+    """One run of ``parse`` or ``analyze`` into an output folder: which papers to skip as
+    already written (:mod:`scholarly_nlp.resume`), each paper's output written or its failure
+    kept, and the closing report. Anything that fails for one paper fails that paper only.
+    """
+
+    def __init__(self, out: Path, options: dict):
+        out.mkdir(parents=True, exist_ok=True)  # a folder that cannot be made stops the run, before any work
+        self.out = out
+        self.manifest = Manifest(out, options)
+        self.outputs: dict[str, str] = {}
+        self.digests: dict[str, Optional[str]] = {}
+        self.ok, self.skipped = 0, 0
+        self.failures: list[str] = []
+
+    def plan(self, files: list[str], outputs: dict[str, str], force: bool) -> list[str]:
+        """The files to do, in order: all with ``force``, else those not already written."""
+        self.outputs = outputs
+        self.digests = {path: input_digest(path) for path in files}
+        todo = [path for path in files if force or not self.manifest.is_done(outputs[path], self.digests[path])]
+        self.skipped = len(files) - len(todo)
+        return todo
+
+    def write(self, path: str, write: Callable[[Path], object]) -> bool:
+        """Write ``path``'s output with ``write(output_path)``; any error fails that paper only."""
+        output = self.outputs[path]
+        try:
+            write(self.out / output)
+        except Exception as exc:  # one paper must not stop the batch, whatever went wrong
+            self.fail(_paper_error(path, "could not be written", exc))
+            return False
+        self.manifest.record(output, self.digests.get(path))
+        self.ok += 1
+        return True
+
+    def fail(self, error: object) -> None:
+        """Count one failed paper; ``error`` names it and the reason."""
+        self.failures.append(one_line(error))
+
+    def finish(self, done: str) -> None:
+        """Print each failure and the summary line; exit 1 when any paper failed."""
+        self.manifest.close()
+        for failure in self.failures:
+            click.echo(f"failed: {failure}", err=True)
+        if self.manifest.error is not None:
+            click.echo(f"warning: could not update {self.manifest.path} ({one_line(self.manifest.error)}); "
+                       "the papers of this run will be redone next time", err=True)
+        skipped = f", skipped {self.skipped} already written (use --force to redo)" if self.skipped else ""
+        click.echo(f"{done}: {self.ok} ok, {len(self.failures)} failed{skipped}; output in {self.out}")
+        if self.failures:
+            sys.exit(1)
+
+
+def _paper_error(path: str, what: str, exc: BaseException) -> InputError:
+    """One paper's failure as an error naming the file, what failed, and the exception's type and message."""
+    if _debug():
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    return InputError(path, f"{what} ({type(exc).__name__}: {exc})")
 
 
 @cli.command()
@@ -178,42 +253,59 @@ def _write(doc, out: Path, name: str, out_format: str, json_full: bool = False) 
 @click.option("--n-process", type=click.IntRange(min=1), default=1, show_default=True,
               help="Files read at once (worker processes).")
 @click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")
+@click.option("--force", is_flag=True, help="Redo every paper, also those the output folder already holds.")
 @click.option("--quiet", is_flag=True, help="Only the summary line and failures.")
 def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_process: int, images: bool,
-            quiet: bool) -> None:
+            force: bool, quiet: bool) -> None:
     """Run a trained pipeline over PDFs, TEI files, folders or globs: one analysis JSON per paper.
 
     Each record holds the paper's title, its abstract sentences with their roles, its
     citances with bibliography ids, and what each component found (central figure and
     figure scores, contributions with their paragraphs, aspect vectors, ...). Bad files are
-    reported and skipped, as in ``parse``.
+    reported and skipped, as in ``parse``, and so are papers already analysed with the same
+    pipeline (--force redoes them).
     """
-    nlp = load(pipeline, gpu_id=gpu_id)
+    folder = pipeline_path(pipeline)
+    nlp = None if folder else load(pipeline, gpu_id=gpu_id)  # no pipeline there: load says why
     out = Path(out_dir)
     files = _unique(expand_inputs(paths))
     if not files:
         raise click.UsageError(f"no input files found in {', '.join(paths)}")
     names = dict(zip(files, output_names(files)))
-    ok, failed = 0, []
-    for result in read_many(files, nlp, run_pipeline=True, workers=n_process,
-                            reader_options=_reader_options(out, names, images)):
-        if not result.ok:
-            failed.append(result)
-            continue
-        try:
-            record = analysis_record(result.doc, nlp)
-            write_atomic(out / f"{names[result.path]}.analysis.json", json.dumps(record, ensure_ascii=False))
-        except (ScholarlyNLPError, OSError, ValueError, TypeError) as exc:
-            failed.append(DocResult(path=result.path, error=InputError(result.path, f"could not be written ({exc})")))
-            continue
-        ok += 1
-        if not quiet:
-            click.echo("\n".join(summary_lines(record)))
-    for result in failed:
-        click.echo(f"failed: {one_line(result.error)}", err=True)
-    click.echo(f"analyzed {len(files)} file(s) with {pipeline}: {ok} ok, {len(failed)} failed; output in {out}")
-    if failed:
-        sys.exit(1)
+    batch = _Batch(out, {"command": "analyze", "pipeline": _pipeline_identity(pipeline, folder), "images": images,
+                         "format_version": ANALYSIS_FORMAT_VERSION, "scholarly_nlp": __version__})
+    todo = batch.plan(files, {path: name + ANALYSIS_SUFFIX for path, name in names.items()}, force)
+    if todo:
+        if nlp is None:
+            nlp = load(pipeline, gpu_id=gpu_id)
+        for result in read_many(todo, nlp, run_pipeline=True, workers=n_process,
+                                reader_options=_reader_options(out, names, images)):
+            if not result.ok:
+                batch.fail(result.error)
+                continue
+            try:
+                record = analysis_record(result.doc, nlp)
+                text, summary = strict_json(record), summary_lines(record)
+            except Exception as exc:  # a pipe's analysis() is third-party code: it fails its paper only
+                batch.fail(_paper_error(result.path, "could not be analysed", exc))
+                continue
+            if batch.write(result.path, lambda path, text=text: write_atomic(path, text)) and not quiet:
+                click.echo("\n".join(summary))
+    batch.finish(f"analyzed {len(files)} file(s) with {pipeline}")
+
+
+def _pipeline_identity(name: str, folder: Optional[Path]) -> dict:
+    """What tells one pipeline from another for resuming: its folder and each file's size and
+    modification time there (a retrained or reinstalled pipeline is a new one), without loading it."""
+    if folder is None:
+        return {"name": name}
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    digest = hashlib.sha256()
+    for path in files:
+        info = path.stat()
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{info.st_size}\0{info.st_mtime_ns}\n"
+                      .encode("utf-8", "surrogateescape"))
+    return {"name": name, "folder": str(folder.resolve()), "files": digest.hexdigest()[:16]}
 
 
 @cli.command()

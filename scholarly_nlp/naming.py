@@ -13,15 +13,22 @@ The rule (``scholarly-nlp parse`` and ``demo`` follow it; the README states it):
    ``b/D10-1042.pdf`` -> ``b__D10-1042.pdf``.
 4. Any name still taken (the same file given twice, say) gets ``-2``, ``-3``... in input
    order.
+5. A name longer than 200 bytes (``MAX_NAME_BYTES``, counted as the file system stores it)
+   is cut to its first 189 bytes (at a character boundary) plus ``~`` and the first 10 hex
+   digits of the SHA-256 of the whole name (in UTF-8), so that the name and any output
+   suffix (``.analysis.json``) fit the file system's limit of 255 bytes per name: the
+   245-byte ``aaa...a.pdf`` (241 ``a``) becomes ``aaa...a~ec6e326ef2`` (189 ``a``), the
+   same in every run.
 
 Names are compared case-insensitively (``Paper.pdf`` and ``paper.pdf`` are a collision),
 so outputs also stay apart on case-insensitive file systems. A name depends only on the
 run's inputs, never on what the output folder already holds, so running the same command
-again rewrites the same files. The caller adds the output suffix (``.json``, ``.spacy``).
+again writes the same files. The caller adds the output suffix (``.json``, ``.spacy``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -29,6 +36,9 @@ from typing import Iterable, Optional, Sequence, Union
 
 PathLike = Union[str, Path]
 SEPARATOR = "__"
+MAX_NAME_BYTES = 200
+"""The longest output name (without its suffix), in bytes; longer ones are shortened (rule 5)."""
+NAME_HASH_LENGTH = 10
 
 
 def paper_stem(path: PathLike, extensions: Iterable[str] = ()) -> str:
@@ -61,7 +71,34 @@ def output_names(paths: Sequence[PathLike], extensions: Optional[Iterable[str]] 
         for group in groups:
             for index, name in zip(group, level([paths[i] for i in group])):
                 names[index] = name
-    return _numbered(names)
+    return [fitted_name(name) for name in _numbered(names)]
+
+
+def name_bytes(name: str) -> int:
+    """The length of ``name`` as the file system stores it (undecodable bytes count as one)."""
+    try:
+        return len(os.fsencode(name))
+    except UnicodeEncodeError:  # a lone surrogate no file name decodes to
+        return len(name.encode("utf-8", "surrogatepass"))
+
+
+def fitted_name(name: str, limit: int = MAX_NAME_BYTES) -> str:
+    """``name`` when it has at most ``limit`` bytes, else its head plus ``~`` and a short hash
+    of the whole name (rule 5 of the module doc): deterministic, and distinct names stay distinct."""
+    if name_bytes(name) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:NAME_HASH_LENGTH]
+    return f"{truncate_bytes(name, limit - NAME_HASH_LENGTH - 1)}~{digest}"
+
+
+def truncate_bytes(name: str, limit: int) -> str:
+    """The longest head of ``name`` with at most ``limit`` bytes, never cutting a character."""
+    used, end = 0, 0
+    for end, char in enumerate(name):
+        used += name_bytes(char)
+        if used > limit:
+            return name[:end]
+    return name
 
 
 def _file_name(paths: list[str]) -> list[str]:

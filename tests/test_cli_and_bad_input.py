@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 import scholarly_nlp
 from scholarly_nlp.cli import cli
+from scholarly_nlp.resume import MANIFEST_NAME
 
 from conftest import shared
 
@@ -80,7 +81,7 @@ def test_batch_goes_on_past_every_bad_file_and_reports_each(tmp_path, bad_inputs
     assert "not well-formed" in reasons and "is empty" in reasons and "does not exist" in reasons
     assert "entities" in reasons
     # Only the good paper produced output; no temporary files left behind.
-    assert sorted(p.name for p in out.iterdir()) == ["D14-1003.json"]
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST_NAME, "D14-1003.json"]
 
 
 def test_unreadable_file_is_reported(tmp_path):

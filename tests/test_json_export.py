@@ -240,3 +240,37 @@ def test_footnote_formula_and_back_matter_keys_follow_the_document_model(real_do
                 assert len(data[key]) == len(getattr(doc._, key))
         if "footnotes" in data:
             assert [f["text"] for f in data["footnotes"]] == [s.text for s in doc.spans["footnotes"]]
+
+
+def _strict_loads(text: str):
+    """json.loads that refuses NaN, Infinity and -Infinity (not JSON, though Python writes them)."""
+    def refuse(word):
+        raise AssertionError(f"{word} written into a JSON export")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_exports_are_strict_json_non_finite_floats_become_null(nlp, tmp_path):
+    doc = scholarly_nlp.read(DEMO / "demo_paper.tei.xml", nlp=nlp)
+    doc._.paper_meta["scores"] = {"nan": float("nan"), "inf": [float("inf"), -float("inf"), 0.25]}
+    doc[0]._.export_test_note = float("nan")
+    save_json(doc, tmp_path / "p.json")
+    data = _strict_loads((tmp_path / "p.json").read_text(encoding="utf-8"))
+    meta = next(v for name, start, _end, v in data["doc"]["extensions"] if name == "paper_meta" and start is None)
+    assert meta["scores"] == {"nan": None, "inf": [None, None, 0.25]}
+    assert [v for name, *_rest, v in data["doc"]["extensions"] if name == "export_test_note"] == [None]
+    validate_export(data)
+    assert load_json(tmp_path / "p.json")._.paper_meta["scores"]["inf"] == [None, None, 0.25]
+    assert doc._.paper_meta["scores"]["inf"][0] == float("inf")  # the Doc itself is not changed
+
+
+def test_strict_json_still_refuses_what_json_cannot_store():
+    from scholarly_nlp.doc.serialize import strict_json
+
+    assert _strict_loads(strict_json([1.5, float("nan")])) == [1.5, None]
+    circular: list = []
+    circular.append(circular)
+    with pytest.raises(ValueError, match="Circular reference"):
+        strict_json(circular)
+    with pytest.raises(TypeError):
+        strict_json({"x": object()})

@@ -20,6 +20,7 @@ from scholarly_nlp.errors import GrobidUnavailableError
 from scholarly_nlp.naming import output_names, paper_stem
 from scholarly_nlp.readers import grobid_service
 from scholarly_nlp.readers.grobid_service import CACHE_ENV, URL_ENV, GrobidService
+from scholarly_nlp.resume import MANIFEST_NAME
 from scholarly_nlp.schema import validate_export
 
 from conftest import REPO, shared
@@ -104,7 +105,7 @@ def test_a_folder_and_a_glob_naming_the_same_file_parse_it_once(tmp_path):
     shutil.copy(shared("tei", "acl", "D14-1003.tei.xml"), src / "D14-1003.tei.xml")
     result = _run(["parse", str(src), str(src / "*.xml"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0 and "parsed 1 file(s): 1 ok" in result.output
-    assert [p.name for p in (tmp_path / "out").iterdir()] == ["D14-1003.json"]
+    assert [p.name for p in (tmp_path / "out").iterdir() if p.name != MANIFEST_NAME] == ["D14-1003.json"]
 
 
 def test_demo_writes_both_exports_and_they_validate(tmp_path):
@@ -222,7 +223,7 @@ def test_unexpected_errors_are_one_line_unless_debugging(tmp_path, monkeypatch):
     def broken(*_args, **_kwargs):
         raise RuntimeError("disk\nis full")
 
-    monkeypatch.setattr(cli_module, "save_json", broken)
+    monkeypatch.setattr(cli_module, "expand_inputs", broken)  # an error of the whole run, not of one paper
     args = ["parse", str(shared("tei", "acl", "D14-1003.tei.xml")), "--out", str(tmp_path)]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
@@ -230,6 +231,22 @@ def test_unexpected_errors_are_one_line_unless_debugging(tmp_path, monkeypatch):
         "error: unexpected RuntimeError: disk is full (set SCHOLARLY_NLP_DEBUG=1 for the traceback)"]
     monkeypatch.setenv("SCHOLARLY_NLP_DEBUG", "1")
     assert isinstance(CliRunner().invoke(cli, args).exception, RuntimeError)
+
+
+def test_an_unexpected_error_writing_one_paper_is_its_failed_line(tmp_path, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("disk\nis full")
+
+    monkeypatch.setattr(cli_module, "save_json", broken)
+    paper = shared("tei", "acl", "D14-1003.tei.xml")
+    result = CliRunner().invoke(cli, ["parse", str(paper), "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"failed: {paper}: could not be written (RuntimeError: disk is full)"]
+    assert "parsed 1 file(s): 0 ok, 1 failed" in result.stdout
+    monkeypatch.setenv("SCHOLARLY_NLP_DEBUG", "1")  # the traceback too, and the batch still ends normally
+    result = CliRunner().invoke(cli, ["parse", str(paper), "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "Traceback" in result.stderr and "0 ok, 1 failed" in result.stdout
 
 
 def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path):
