@@ -18,6 +18,8 @@ UTF8_BOM = b"\xef\xbb\xbf"
 TEI_ROOT = re.compile(rb"<(?:[\w.-]+:)?TEI[\s>/]")
 #: The root of a CL-SciSumm Reference_XML / Citance_XML paper, after an optional XML declaration.
 CLSCISUMM_ROOT = re.compile(rb"^(?:<\?xml[^>]*\?>\s*)?<PAPER[\s>]")
+#: The reader names this plugin registers; no other plugin may register a reader under one of them.
+BUILTIN_READERS = ("tei", "clscisumm", "pdf", "grobid")
 
 
 # Each reader takes the options it understands and ignores the others, so one call of

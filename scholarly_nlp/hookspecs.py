@@ -48,7 +48,8 @@ def register_readers(register: Any) -> None:
     Call ``register(format_name, read_function, extensions=(".pdf",), description="",
     io_bound=False)``; ``read_function(path, **options)`` returns a
     :class:`scholarly_nlp.Paper`. ``io_bound=True`` says the reader waits on I/O (a server),
-    so concurrent batches run it in threads instead of worker processes.
+    so concurrent batches run it in threads instead of worker processes. The built-in names
+    (``tei``, ``pdf``, ``grobid``, ``clscisumm``) are refused like a taken name.
     """
 
 
@@ -75,5 +76,6 @@ def register_commands(cli: Any) -> None:
 def sniff_format(path: str, head: bytes) -> Optional[str]:
     """Return the format name of the file at ``path`` (first bytes in ``head``), or None.
 
-    The first plugin that answers wins; plugins registered later are asked first.
+    The first plugin that answers wins; plugins registered later are asked first. An
+    implementation that raises is reported once and not asked again by that registry.
     """

@@ -5,7 +5,10 @@ asked to register under a guard: a plugin that fails to import, raises inside a
 registration hook, implements a hook scholarly_nlp does not define, or registers a
 component name already taken by another factory is named in a warning and skipped (its
 other hooks are not used, and the readers, metrics and components it had registered are
-withdrawn), and the others load normally. Environment variables:
+withdrawn), and the others load normally. The built-in reader names are the built-in
+plugin's alone; a component factory the registry registers with spaCy names its plugin
+in the errors it raises; a ``sniff_format`` that raised is not asked again. Environment
+variables:
 
 ``SCHOLARLY_NLP_STRICT_PLUGINS=1``
     raise :class:`~scholarly_nlp.errors.PluginError` instead of warning (CI, development);
@@ -18,6 +21,7 @@ withdrawn), and the others load normally. Environment variables:
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -148,6 +152,8 @@ class PluginRegistry:
         self.components: dict[str, ComponentRecord] = {}
         self.readers: dict[str, ReaderSpec] = {}
         self.metrics: dict[str, MetricSpec] = {}
+        #: plugin name -> the error of its ``sniff_format``, which is then no longer asked.
+        self.failed_sniffers: dict[str, str] = {}
         self._loaded = False
 
     # -- loading ----------------------------------------------------------------------
@@ -214,6 +220,10 @@ class PluginRegistry:
                     continue
                 try:
                     _call_hookimpl(impl, register=self._registrar(hook_name, record))
+                except PluginError as exc:  # a name or metadata clash the registry refused
+                    self._skip(plugin, record, f"was refused in {hook_name} ({exc})",
+                               error=f"{hook_name}: {type(exc).__name__}: {exc}")
+                    return record
                 except Exception as exc:
                     self._skip(plugin, record, f"raised in {hook_name} ({type(exc).__name__}: {exc})",
                                error=f"{hook_name}: {type(exc).__name__}: {exc}")
@@ -238,8 +248,10 @@ class PluginRegistry:
                 del table[key]
         self._fail(record.name, message)
 
-    def _fail(self, name: Optional[str], message: str) -> None:
-        text = f"scholarly_nlp plugin {name!r} {message}; it was skipped." if name else f"scholarly_nlp plugins: {message}"
+    def _fail(self, name: Optional[str], message: str, skipped: bool = True) -> None:
+        """Warn (or raise PluginError in strict mode) with one line naming the plugin."""
+        ending = "; it was skipped." if skipped else "."
+        text = f"scholarly_nlp plugin {name!r} {message}{ending}" if name else f"scholarly_nlp plugins: {message}"
         if self.strict:
             raise PluginError(text)
         warnings.warn(text, PluginWarning, stacklevel=3)
@@ -289,8 +301,11 @@ class PluginRegistry:
             if differences:
                 raise PluginError(f"component {name!r} is already registered with other metadata: "
                                   + "; ".join(differences))
+            if hasattr(existing, "scholarly_plugin"):  # another registry's wrapper: this plugin's now
+                _blame_plugin_for_build_errors(name, factory, plugin)
         else:
             spec.factory(factory)
+            _blame_plugin_for_build_errors(name, factory, plugin)
         spec.install_extensions()
         if spec.extensions and plugin in self.plugins:
             self.plugins[plugin].registered.setdefault("extensions", []).extend(spec.extensions)
@@ -304,6 +319,7 @@ class PluginRegistry:
 
     def _register_reader(self, plugin: str, name: str, function: Callable[..., Any], extensions: Iterable[str] = (),
                          description: str = "", io_bound: bool = False) -> str:
+        _check_not_builtin_reader(self.pm.get_plugin(plugin), plugin, name)
         self._check_free("reader", self.readers, name, function)
         self.readers[name] = ReaderSpec(name=name, function=function, plugin=plugin,
                                         extensions=tuple(e.lower() for e in extensions), description=description,
@@ -342,14 +358,23 @@ class PluginRegistry:
         except OSError:
             head = b""
         for impl in reversed(self.pm.hook.sniff_format.get_hookimpls()):
+            plugin = self.pm.get_name(impl.plugin)
+            if plugin in self.failed_sniffers:
+                continue
             try:
                 result = _call_hookimpl(impl, path=path, head=head)
             except Exception as exc:
-                self._fail(self.pm.get_name(impl.plugin), f"raised in sniff_format ({type(exc).__name__}: {exc})")
+                self._retire_sniffer(plugin, f"{type(exc).__name__}: {exc}")
                 continue
             if result:
                 return result
         return None
+
+    def _retire_sniffer(self, plugin: str, error: str) -> None:
+        """Stop asking a sniffer that raised (for this registry's life), and say so once."""
+        self.failed_sniffers[plugin] = error
+        self._fail(plugin, f"raised in sniff_format ({error}); its sniffer is not asked again in this run",
+                   skipped=False)
 
     def add_commands(self, cli: Any) -> None:
         """Let every plugin add its sub-commands to the click group ``cli``."""
@@ -358,6 +383,57 @@ class PluginRegistry:
                 _call_hookimpl(impl, cli=cli)
             except Exception as exc:
                 self._fail(self.pm.get_name(impl.plugin), f"raised in register_commands ({type(exc).__name__}: {exc})")
+
+
+def _blame_plugin_for_build_errors(component: str, factory: Callable[..., Any], plugin: str) -> None:
+    """Have spaCy build ``component`` through a wrapper of ``factory`` whose errors name ``plugin``.
+
+    Only for factories this registry registered with spaCy: one that the component's module
+    registered itself (``@spec.factory``) stays spaCy's factory, so that spaCy's own door and
+    a module reload keep seeing the same function. The wrapper keeps the factory's signature
+    (spaCy validates the config against it), name and module, so it counts as the same
+    factory; ``ComponentRecord.factory`` stays the plugin's own function.
+    """
+    from spacy.language import Language
+    from spacy.util import registry as spacy_registry
+
+    @functools.wraps(factory)
+    def build_component(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return factory(*args, **kwargs)
+        except Exception as exc:
+            blamed = _error_naming_plugin(exc, component, plugin)
+            if blamed is exc:
+                raise
+            raise blamed from exc
+
+    build_component.scholarly_plugin = plugin  # type: ignore[attr-defined]
+    spacy_registry.factories.register(Language.get_factory_name(component), func=build_component)
+
+
+def _error_naming_plugin(exc: Exception, component: str, plugin: str) -> Exception:
+    """``exc`` with the plugin named in its message (its type kept, so callers that catch a
+    ``ValueError`` for a bad setting still do), or a PluginError when its message cannot say it."""
+    blame = f"component {component!r} was registered by plugin {plugin!r}"
+    if blame in str(exc):
+        return exc
+    if len(exc.args) == 1 and isinstance(exc.args[0], str):
+        original = exc.args
+        exc.args = (f"{exc.args[0]} ({blame})",)
+        if blame in str(exc):
+            return exc
+        exc.args = original  # a custom __str__ ignores args
+    return PluginError(f"{blame} and failed to build ({type(exc).__name__}: {exc})")
+
+
+def _check_not_builtin_reader(plugin: Any, plugin_name: str, name: str) -> None:
+    """No plugin but the built-in module may take a built-in reader's name (in any case),
+    whatever order the plugins load in: ``tei`` always means the core TEI reader."""
+    from . import builtin_plugin
+
+    if plugin is not builtin_plugin and str(name).strip().lower() in builtin_plugin.BUILTIN_READERS:
+        raise PluginError(f"reader name {name!r} is already registered by {BUILTIN_PLUGIN} (a built-in reader, "
+                          f"which plugin {plugin_name!r} cannot replace); register yours under another name")
 
 
 def _call_hookimpl(impl: Any, **arguments: Any) -> Any:
