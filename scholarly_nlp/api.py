@@ -14,6 +14,7 @@ from .doc.extensions import install_extensions
 from .errors import InputError, ScholarlyNLPError, UnknownPipelineError
 from .plugins import get_registry
 from .readers.dispatch import PathLike, ReaderOptions, read_paper, read_papers
+from .readers.limits import ReadLimits
 
 
 def blank(lang: str = "en") -> Language:
@@ -92,7 +93,7 @@ class DocResult:
 
 def read_many(inputs: Iterable[PathLike], nlp: Optional[Language] = None, format: Optional[str] = None,
               run_pipeline: bool = False, *, workers: int = 1, reader_options: Optional[ReaderOptions] = None,
-              **options: Any) -> Iterator[DocResult]:
+              limits: Optional[ReadLimits] = None, **options: Any) -> Iterator[DocResult]:
     """Read files, folders or globs lazily, in input order; a bad file is reported and the batch goes on.
 
     ``workers`` > 1 reads that many files at once (worker processes; see
@@ -102,9 +103,17 @@ def read_many(inputs: Iterable[PathLike], nlp: Optional[Language] = None, format
     ``{"pdf": {"image_dir": "figures/"}}``. With ``run_pipeline=True`` each Doc also goes
     through ``nlp``'s components. Whatever fails for one paper (reading, building the Doc,
     a component) becomes that paper's failed DocResult.
+
+    ``limits`` (:class:`scholarly_nlp.readers.limits.ReadLimits`; default from
+    ``$SCHOLARLY_NLP_READ_TIME_LIMIT``, ``$SCHOLARLY_NLP_READ_MEMORY_LIMIT`` and
+    ``$SCHOLARLY_NLP_MAX_INPUT_MIB``: 300 s, 4096 MiB, 512 MiB) bound each file: only regular
+    files within the input size are read, and each PDF is read in a child process (also at
+    ``workers=1``) that is killed past the time limit and cannot map more than the memory
+    limit, so a hostile PDF fails alone ("exceeded the 300 s time limit") and the batch goes on.
     """
     nlp = nlp or blank()
-    for result in read_papers(inputs, format, workers=workers, reader_options=reader_options, **options):
+    for result in read_papers(inputs, format, workers=workers, reader_options=reader_options, limits=limits,
+                              **options):
         if not result.ok:
             yield DocResult(path=result.path, error=result.error)
             continue

@@ -7,9 +7,13 @@ allows, so they inherit the parent's plugin registry (plugins added at run time 
 elsewhere they load the installed plugins. At most ``2 * workers`` files are in flight, and
 results come back in input order.
 
-A worker process that dies (a library aborting the interpreter on a hostile file) costs
-that file only: the file being awaited is read again alone in a fresh worker (failed if it
-kills that one too), and the other files in flight are submitted again to a new pool.
+Per-file limits (:mod:`.limits`) hold here as at ``workers=1``: a worker reads a PDF (or
+another isolated format) in a child process of its own, killed past its time limit and
+unable to map more than its memory limit, so such a file fails alone and the worker lives
+on. A worker process that dies all the same (a library aborting the interpreter in a
+format read in the worker itself) costs that file only: the file being awaited is read
+again alone in a fresh worker (failed if it kills that one too), and the other files in
+flight are submitted again to a new pool.
 """
 
 from __future__ import annotations
@@ -24,13 +28,16 @@ from typing import Any, Iterable, Iterator, Mapping, Optional
 from ..errors import InputError
 from ..plugins import PluginRegistry, get_registry
 from .dispatch import ReaderOptions, ReadResult, prepare, read_prepared
+from .limits import ReadLimits, recorded_warnings, replay_warnings
 
 #: The registry a forked worker reads with (set in the parent just before the pool forks).
 _worker_registry: Optional[PluginRegistry] = None
 
 
-def _read_in_worker(name: str, path: str, options: Mapping[str, Any]) -> ReadResult:
-    result = read_prepared(_worker_registry or get_registry(), name, path, options)
+def _read_in_worker(name: str, path: str, options: Mapping[str, Any], limits: ReadLimits) -> ReadResult:
+    with recorded_warnings() as notes:
+        result = read_prepared(_worker_registry or get_registry(), name, path, options, limits)
+    result.notes = notes
     if result.error is not None:
         try:
             pickle.dumps(result.error)
@@ -50,8 +57,8 @@ def _process_pool(workers: int, registry: PluginRegistry) -> ProcessPoolExecutor
 class _Pools:
     """A process pool and a thread pool, each started on first use."""
 
-    def __init__(self, workers: int, registry: PluginRegistry):
-        self.workers, self.registry = workers, registry
+    def __init__(self, workers: int, registry: PluginRegistry, limits: ReadLimits):
+        self.workers, self.registry, self.limits = workers, registry, limits
         self.processes: Optional[ProcessPoolExecutor] = None
         self.threads: Optional[ThreadPoolExecutor] = None
 
@@ -62,7 +69,7 @@ class _Pools:
             return self.threads.submit(read_prepared, self.registry, name, path, options)
         if self.processes is None:
             self.processes = _process_pool(self.workers, self.registry)
-        return self.processes.submit(_read_in_worker, name, path, options)
+        return self.processes.submit(_read_in_worker, name, path, options, self.limits)
 
     def restart_processes(self) -> None:
         """Drop a broken process pool; the next submit starts a new one."""
@@ -77,9 +84,11 @@ class _Pools:
 
 
 def read_concurrently(paths: Iterable[str], fmt: Optional[str], registry: PluginRegistry, workers: int,
-                      reader_options: Optional[ReaderOptions], options: Mapping[str, Any]) -> Iterator[ReadResult]:
-    """The ReadResults of ``paths`` in input order, ``workers`` files read at a time."""
-    pools = _Pools(workers, registry)
+                      reader_options: Optional[ReaderOptions], options: Mapping[str, Any],
+                      limits: ReadLimits) -> Iterator[ReadResult]:
+    """The ReadResults of ``paths`` in input order, ``workers`` files read at a time, each
+    held to ``limits``."""
+    pools = _Pools(workers, registry, limits)
     # (path, prepared (name, options) or None, future or a ready ReadResult)
     window: deque[tuple[str, Optional[tuple[str, dict]], Any]] = deque()
     paths = iter(paths)
@@ -90,7 +99,7 @@ def read_concurrently(paths: Iterable[str], fmt: Optional[str], registry: Plugin
                 if path is None:
                     break
                 try:
-                    name, opts = prepare(path, fmt, registry, options, reader_options)
+                    name, opts = prepare(path, fmt, registry, options, reader_options, limits)
                 except InputError as exc:
                     window.append((path, None, ReadResult(path=path, error=exc)))
                     continue
@@ -102,21 +111,24 @@ def read_concurrently(paths: Iterable[str], fmt: Optional[str], registry: Plugin
                 yield pending
                 continue
             try:
-                yield pending.result()
+                result = pending.result()
             except BrokenProcessPool:
                 pools.restart_processes()
                 name, opts = prepared
-                yield _read_isolated(registry, name, path, opts)
+                result = _read_isolated(registry, name, path, opts, limits)
                 _resubmit(window, pools)
+            replay_warnings(result.notes)
+            yield result
     finally:
         pools.close()
 
 
-def _read_isolated(registry: PluginRegistry, name: str, path: str, options: Mapping[str, Any]) -> ReadResult:
+def _read_isolated(registry: PluginRegistry, name: str, path: str, options: Mapping[str, Any],
+                   limits: ReadLimits) -> ReadResult:
     """Read one file alone in a fresh worker: after a crash, this tells whether the file is the culprit."""
     pool = _process_pool(1, registry)
     try:
-        return pool.submit(_read_in_worker, name, path, options).result()
+        return pool.submit(_read_in_worker, name, path, options, limits).result()
     except BrokenProcessPool:
         return ReadResult(path=path, error=InputError(path, "the reader's worker process died while reading it "
                                                            "(a library aborted on this file)"))

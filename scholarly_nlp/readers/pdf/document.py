@@ -7,6 +7,7 @@ the project's input errors.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -68,19 +69,27 @@ def check_file(path: Path) -> None:
 
 def open_document(path: Path) -> pdfium.PdfDocument:
     """Open the PDF with pdfium, mapping its failures to the project's errors."""
-    try:
-        pdf = pdfium.PdfDocument(str(path))
-    except pdfium.PdfiumError as exc:
-        code = getattr(exc, "err_code", None)
+    # pdfium is called directly: pypdfium2 takes a document without pages for a failed load
+    # and reports pdfium's last error code, which only a failed load sets, so a zero-page PDF
+    # read after an encrypted one was "encrypted"; here the code is read after a failure only
+    raw = pdfium_c.FPDF_LoadDocument(os.fsencode(path), None)
+    if not raw:
+        code = pdfium_c.FPDF_GetLastError()
         if code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
-            raise EncryptedPDFError(
-                path, "the PDF is encrypted and needs a password to be opened"
-            ) from exc
-        raise MalformedInputError(path, f"the PDF cannot be parsed ({exc})") from exc
-    if len(pdf) == 0:
-        pdf.close()
+            raise EncryptedPDFError(path, "the PDF is encrypted and needs a password to be opened")
+        reason = _LOAD_ERRORS.get(code, f"pdfium error {code}")
+        raise MalformedInputError(path, f"the PDF cannot be parsed ({reason})")
+    if pdfium_c.FPDF_GetPageCount(raw) < 1:
+        pdfium_c.FPDF_CloseDocument(raw)
         raise EmptyDocumentError(path, "the PDF has no pages")
-    return pdf
+    return pdfium.PdfDocument(raw)
+
+
+_LOAD_ERRORS = {
+    pdfium_c.FPDF_ERR_UNKNOWN: "an unknown error",
+    pdfium_c.FPDF_ERR_FILE: "the file cannot be opened",
+    pdfium_c.FPDF_ERR_FORMAT: "not a valid PDF, or damaged",
+}
 
 
 def require_text(path: Path, pages: list[Page], pdf: PdfHandle) -> None:

@@ -33,8 +33,10 @@ def locate_floats(
         page = pages[page_index]
         graphics = _content_graphics(pdf, pages, page_index, cache)
         barriers = _barrier_lines(page, stats)
+        boxes = {id(c): c.block.bbox for c in page_captions}  # once: a bbox walks its lines
         sides = {
-            id(c): _float_sides(page, c, page_captions, graphics, barriers) for c in page_captions
+            id(c): _float_sides(page, c, page_captions, boxes, graphics, barriers)
+            for c in page_captions
         }
         claimed: set[int] = set()
         ordered = sorted(page_captions, key=lambda c: c.kind != "figure")
@@ -88,13 +90,15 @@ def _float_sides(
     page: Page,
     caption: Caption,
     page_captions: list[Caption],
+    boxes: dict[int, tuple[float, float, float, float]],
     graphics: list[tuple[float, float, float, float]],
     barriers: set[int],
 ) -> dict[str, tuple[list[Line], list[tuple]]]:
-    """The non-body lines and graphics above and below a caption, up to body text or another caption."""
+    """The non-body lines and graphics above and below a caption, up to body text or another
+    caption (``boxes``: each caption's bbox by id)."""
     span = _caption_span(page, caption)
     col = caption.block.lines[0].col
-    _, cy0, _, cy1 = caption.block.bbox
+    _, cy0, _, cy1 = boxes[id(caption)]
     lines = [
         l
         for l in page.lines
@@ -102,9 +106,9 @@ def _float_sides(
     ]
     stops = [(l.y0, l.y1) for l in lines if id(l) in barriers]
     stops += [
-        (c.block.bbox[1], c.block.bbox[3])
+        (boxes[id(c)][1], boxes[id(c)][3])
         for c in page_captions
-        if c is not caption and _overlaps_span(c.block.bbox[0], c.block.bbox[2], span)
+        if c is not caption and _overlaps_span(boxes[id(c)][0], boxes[id(c)][2], span)
     ]
     top_limit = max((y1 for y0, y1 in stops if y1 <= cy0 + 1), default=0.0)
     bottom_limit = min((y0 for y0, y1 in stops if y0 >= cy1 - 1), default=page.height)

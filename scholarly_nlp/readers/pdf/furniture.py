@@ -5,10 +5,14 @@ Consumes sized pages; marks those lines ``role = "furniture"`` so later passes s
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
+from collections.abc import Iterable
+from itertools import accumulate
 
 from .model import Line, Page
+from .nearby import SortedLines
 
 
 _PAGE_NUMBER_RE = re.compile(
@@ -21,25 +25,29 @@ def mark_furniture(pages: list[Page]) -> None:
     """Mark running headers/footers, page numbers and review line numbers as furniture."""
     repeated = _repeated_margin_texts(pages)
     for page in pages:
+        rows = None
         for line in page.lines:
             if not _in_margin(line, page):
                 continue
             key = _margin_key(line.text)
-            if (key in repeated or _PAGE_NUMBER_RE.match(line.text)) and not _has_row_mate(
-                line, page.lines
-            ):
-                line.role = "furniture"
+            if key in repeated or _PAGE_NUMBER_RE.match(line.text):
+                if rows is None:
+                    rows = SortedLines(page.lines, key=lambda l: l.base)
+                if not _has_row_mate(line, rows):
+                    line.role = "furniture"
         _mark_line_numbers(page)
 
 
-def _has_row_mate(line: Line, lines: list[Line]) -> bool:
+def _has_row_mate(line: Line, rows: SortedLines) -> bool:
     """Whether text sits close beside a line on its row (a heading's number, not a folio)."""
     reach = 3 * max(line.size, 1.0)
+    tolerance = 0.3 * max(line.size, 1.0)
+    window = 1.001 * tolerance + 1e-6  # a hair wider: the exact test is the one below
     return any(
         other is not line
-        and abs(other.base - line.base) <= 0.3 * max(line.size, 1.0)
+        and abs(other.base - line.base) <= tolerance
         and max(other.x0 - line.x1, line.x0 - other.x1) < reach
-        for other in lines
+        for other in map(rows.lines.__getitem__, rows.around(line.base, window, window))
     )
 
 
@@ -70,9 +78,21 @@ def _mark_line_numbers(page: Page) -> None:
         return
     by_x: Counter = Counter(round(l.x1 / 6) for l in numbers)
     stacked = {x for x, n in by_x.items() if n >= 10}
-    text = [l for l in page.lines if len(l.text) >= 20]
+    covered = _Spans((l.x0, l.x1) for l in page.lines if len(l.text) >= 20)
     for line in numbers:
-        if round(line.x1 / 6) in stacked and not any(
-            t.x0 <= line.x0 and line.x1 <= t.x1 for t in text
-        ):
+        if round(line.x1 / 6) in stacked and not covered.covers(line.x0, line.x1):
             line.role = "furniture"
+
+
+class _Spans:
+    """Horizontal spans of text lines, asked whether any one covers a given span."""
+
+    def __init__(self, spans: Iterable[tuple[float, float]]) -> None:
+        ordered = sorted(spans)
+        self.starts = [x0 for x0, _ in ordered]
+        self.reach = list(accumulate((x1 for _, x1 in ordered), max))  # furthest end so far
+
+    def covers(self, x0: float, x1: float) -> bool:
+        """Whether some span starts at or before ``x0`` and ends at or after ``x1``."""
+        count = bisect.bisect_right(self.starts, x0)
+        return count > 0 and self.reach[count - 1] >= x1

@@ -8,13 +8,18 @@ with ``page.split`` and ``page.edges`` set.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from typing import Optional
 
 import numpy as np
 
 from .model import Line, Page, same_row
+from .nearby import SortedLines
+
+
+#: At most this many gutter positions are tried on a page (one per point up to a page
+#: 16384 pt wide, beyond any real one).
+_MAX_GUTTER_CANDIDATES = 8192
 
 
 def layout_page(page: Page) -> None:
@@ -34,44 +39,68 @@ def _attach_scripts(lines: list[Line]) -> list[Line]:
     scripts = [l for l in lines if len(l.words) <= 2 and len(l.text) <= 6]
     if not scripts:
         return lines
-    by_top = sorted(lines, key=lambda l: l.y0)
-    tops = [l.y0 for l in by_top]
-    merged: set[int] = set()
+    hosts = _ScriptHosts(lines)
     for script in scripts:
+        host = hosts.find(script)
+        if host is not None:
+            hosts.absorb(host, script)
+    return hosts.finish(lines)
+
+
+class _ScriptHosts:
+    """The lines a script fragment may join, indexed by their top.
+
+    A host keeps its words' box up to date as it absorbs fragments, but its words are
+    sorted and its text rebuilt once, at the end: merging one by one cost a sort per
+    fragment, quadratic on a page of thousands of one-letter fragments. A line shorter
+    than four characters never hosts (it could only grow by hosting), so it is not indexed.
+    """
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.by_top = SortedLines((l for l in lines if len(l.text) >= 4), key=lambda l: l.y0)
+        self.merged: set[int] = set()
+        self.pending: dict[int, list] = {}
+
+    def find(self, script: Line) -> Optional[Line]:
+        """The nearest line ``script`` sits on (the first in top order on a tie), or None."""
         mid = (script.y0 + script.y1) / 2
-        nearby = by_top[bisect.bisect_left(tops, mid - 40) : bisect.bisect_right(tops, mid + 10)]
-        host = _script_host(script, nearby, merged)
-        if host is None:
-            continue
-        base = host.base
-        host.words = sorted(host.words + script.words, key=lambda w: w.x0)
-        host.__post_init__()
-        host.base = base
-        merged.add(id(script))
-    return [l for l in lines if id(l) not in merged]
+        best, best_key = None, None
+        for index in self.by_top.around(mid, 40, 10):
+            line = self.by_top.lines[index]
+            if line is script or id(line) in self.merged or not _can_host(line, script, mid):
+                continue
+            key = (abs(mid - (line.y0 + line.y1) / 2), index)
+            if best_key is None or key < best_key:
+                best, best_key = line, key
+        return best
+
+    def absorb(self, host: Line, script: Line) -> None:
+        """Give ``script``'s words (and those it absorbed) to ``host``, growing its box now."""
+        host.x0, host.x1 = min(host.x0, script.x0), max(host.x1, script.x1)
+        host.y0, host.y1 = min(host.y0, script.y0), max(host.y1, script.y1)
+        words = self.pending.setdefault(id(host), [])
+        words.extend(script.words)
+        words.extend(self.pending.pop(id(script), ()))
+        self.merged.add(id(script))
+
+    def finish(self, lines: list[Line]) -> list[Line]:
+        """Sort each host's words in (its baseline unchanged) and drop the merged fragments."""
+        for line in lines:
+            added = self.pending.get(id(line))
+            if added:
+                base = line.base
+                line.words = sorted(line.words + added, key=lambda w: w.x0)
+                line.__post_init__()
+                line.base = base
+        return [l for l in lines if id(l) not in self.merged]
 
 
-def _script_host(script: Line, lines: list[Line], merged: set[int]) -> Optional[Line]:
-    """The bigger line a small fragment sits on, overlapping it vertically and horizontally."""
-    mid = (script.y0 + script.y1) / 2
-    best, best_dist = None, None
-    for line in lines:
-        if (
-            line is script
-            or id(line) in merged
-            or line.size < 1.1 * script.size
-            or len(line.text) < 4
-        ):
-            continue
-        if not (line.x0 - 3 <= script.x0 <= line.x1 + 3):
-            continue
-        height = line.y1 - line.y0
-        if not (line.y0 - 0.3 * height <= mid <= line.y1 + 0.3 * height):
-            continue
-        dist = abs(mid - (line.y0 + line.y1) / 2)
-        if best_dist is None or dist < best_dist:
-            best, best_dist = line, dist
-    return best
+def _can_host(line: Line, script: Line, mid: float) -> bool:
+    """Whether ``line`` is bigger than ``script`` and overlaps it horizontally and vertically."""
+    if line.size < 1.1 * script.size or not (line.x0 - 3 <= script.x0 <= line.x1 + 3):
+        return False
+    height = line.y1 - line.y0
+    return line.y0 - 0.3 * height <= mid <= line.y1 + 0.3 * height
 
 
 def _column_split(lines: list[Line], width: float) -> Optional[float]:
@@ -82,10 +111,12 @@ def _column_split(lines: list[Line], width: float) -> Optional[float]:
     x0 = np.array([l.x0 for l in lines])
     x1 = np.array([l.x1 for l in lines])
     weight = np.array([len(l.text) for l in lines], dtype=float)
-    xs = np.arange(0.25 * width, 0.75 * width, 1.0)
-    crossing = ((x0[:, None] < xs - 2) & (x1[:, None] > xs + 2)).astype(float).T @ weight
-    left = (x1[:, None] <= xs).astype(float).T @ weight
-    right = (x0[:, None] >= xs).astype(float).T @ weight
+    xs = _gutter_candidates(width)
+    # each line adds its weight to a run of candidates: summed with a difference array,
+    # O(lines log bins + bins) where a lines x bins matrix took GiBs on a huge page
+    crossing = _run_sums(xs, weight, np.searchsorted(xs - 2, x0, side="right"), np.searchsorted(xs + 2, x1))
+    left = _run_sums(xs, weight, np.searchsorted(xs, x1), np.full(len(lines), len(xs)))
+    right = _run_sums(xs, weight, np.zeros(len(lines), dtype=int), np.searchsorted(xs, x0, side="right"))
     total = weight.sum()
     # full-width front matter (title, affiliations) may cross the gutter, and a side column
     # (a journal's margin notes) may be narrow; but the columns must carry most text
@@ -95,6 +126,23 @@ def _column_split(lines: list[Line], width: float) -> Optional[float]:
     best = crossing[ok].min()
     candidates = ok & (crossing <= best)
     return float(_widest_run_middle(xs, candidates))
+
+
+def _gutter_candidates(width: float) -> np.ndarray:
+    """The x positions tried as a gutter: every point of the page's middle half, or at most
+    ``_MAX_GUTTER_CANDIDATES`` evenly spaced ones on an absurdly wide page."""
+    step = max(1.0, 0.5 * width / _MAX_GUTTER_CANDIDATES)
+    return np.arange(0.25 * width, 0.75 * width, step)
+
+
+def _run_sums(xs: np.ndarray, weight: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """For each candidate, the summed weight of the lines whose run ``starts[i]:stops[i]``
+    of candidate indices covers it."""
+    delta = np.zeros(len(xs) + 1)
+    keep = starts < stops
+    np.add.at(delta, starts[keep], weight[keep])
+    np.add.at(delta, stops[keep], -weight[keep])
+    return np.cumsum(delta[:-1])
 
 
 def _widest_run_middle(xs: np.ndarray, mask: np.ndarray) -> float:
@@ -145,13 +193,19 @@ def _merge_spanning_rows(lines: list[Line]) -> list[Line]:
     """Re-join segments on the row of a full-width line that were cut off at a wide word
     gap (letter-spaced titles in old PDFs), so the row reads as one full-width line."""
     merged: set[int] = set()
+    order = {id(l): i for i, l in enumerate(lines)}
+    rows = SortedLines(lines, key=lambda l: l.base)
+    # same_row's tolerance grows with the larger size of the two lines
+    largest = max((l.size for l in lines), default=1.0)
     for line in [l for l in lines if l.col == "F"]:
         if id(line) in merged:
             continue
+        reach = 1.001 * 0.3 * max(line.size, largest, 1.0) + 1e-6  # same_row decides exactly
+        row = sorted(map(rows.lines.__getitem__, rows.around(line.base, reach, reach)), key=lambda l: order[id(l)])
         grown = True
         while grown:
             grown = False
-            for other in lines:
+            for other in row:
                 if other is line or id(other) in merged or not same_row(line, other):
                     continue
                 gap = max(other.x0 - line.x1, line.x0 - other.x1)
