@@ -65,6 +65,7 @@ from .paper import BibEntry, Block, FigureInfo, InlineRef, Paper
 from .paper import Section as PaperSection
 from .plugins import PluginRegistry, get_registry
 from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
+from .readers.limits import ReadLimits
 from .text.segmenter import split_sentences
 
 __version__ = "0.1.0"
@@ -77,7 +78,7 @@ __all__ = [
     "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_aspect", "set_roles", "title_span",
     "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "IncompatiblePipelineError", "InlineRef", "InputError", "MalformedInputError", "Paper",
-    "PluginError", "PluginRegistry", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
+    "PluginError", "PluginRegistry", "ReadLimits", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
     "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnknownPipelineError", "analysis_record", "cache_dir", "load", "UnsafeInputError", "blank", "doc_from_json",
     "doc_to_json", "expand_inputs", "get_registry", "hookimpl", "install_extensions", "load_docbin", "load_json",
     "paper_to_doc", "read", "read_many", "read_paper", "read_papers", "save_docbin", "save_json", "set_extension",

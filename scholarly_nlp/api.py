@@ -123,14 +123,20 @@ def read_many(inputs: Iterable[PathLike], nlp: Optional[Language] = None, format
             yield DocResult(path=result.path, error=exc)
             continue
         except Exception as exc:  # one paper must not stop the batch
-            yield DocResult(path=result.path, error=InputError(
-                result.path, f"could not be built into a Doc ({type(exc).__name__}: {exc})"))
+            yield DocResult(path=result.path, error=_paper_failure(result.path, "could not be built into a Doc", exc))
             continue
         if run_pipeline:
             try:
                 doc = nlp(doc)
             except Exception as exc:
-                yield DocResult(path=result.path, error=InputError(
-                    result.path, f"the pipeline failed on it ({type(exc).__name__}: {exc})"))
+                yield DocResult(path=result.path, error=_paper_failure(result.path, "the pipeline failed on it", exc))
                 continue
         yield DocResult(path=result.path, doc=doc)
+
+
+def _paper_failure(path: str, what: str, exc: BaseException) -> InputError:
+    """One paper's failure naming the file, what failed and the exception; the exception is
+    kept as the cause, so its traceback survives for debugging."""
+    error = InputError(path, f"{what} ({type(exc).__name__}: {exc})")
+    error.__cause__ = exc
+    return error

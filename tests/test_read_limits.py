@@ -186,3 +186,20 @@ def test_one_special_file_read_alone_fails_with_its_reason(special_folder):
         return "read"
 
     assert guarded(read_one, str(special_folder / "b_fifo.tei.xml")).endswith("is not a regular file (FIFO)")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_the_tei_reader_called_directly_refuses_special_files(special_folder):
+    from scholarly_nlp.readers.tei import read_tei
+
+    def read_direct(path):
+        try:
+            read_tei(path)
+        except InputError as exc:
+            return str(exc)
+        return "read"
+
+    assert guarded(read_direct, str(special_folder / "b_fifo.tei.xml")).endswith("is not a regular file (FIFO)")
+    assert guarded(read_direct, str(special_folder / "c_zero.tei.xml")).endswith(
+        "is not a regular file (character device)")
+    assert guarded(read_direct, str(special_folder / "a_paper.tei.xml")) == "read"

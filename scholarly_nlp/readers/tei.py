@@ -27,6 +27,7 @@ from ..errors import EmptyDocumentError, InputError, MalformedInputError, Unsafe
 from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
+from .limits import check_input_file, resolve_limits
 from .tei_parts import (
     back_matter_kind,
     bib_year,
@@ -79,6 +80,7 @@ def _parser() -> etree.XMLParser:
 def read_tei(path: Union[str, Path], *, paper_id: Optional[str] = None) -> Paper:
     """Read a GROBID TEI file into a :class:`Paper`; errors name the file and the reason."""
     path = Path(path)
+    check_input_file(str(path), resolve_limits(None))  # a FIFO would block, /dev/zero never end
     try:
         data = path.read_bytes()
     except OSError as exc:

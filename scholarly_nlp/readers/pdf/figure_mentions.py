@@ -40,10 +40,13 @@ def figure_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRe
     return refs
 
 
+_SUBPANEL = re.compile(r"(?:[a-z]\b|\([a-z]\))")
+
+
 def _skip_subpanel(text: str, pos: int) -> int:
     """Skip a sub-panel letter right after a label ("3a", "3(b)")."""
-    match = re.match(r"(?:[a-z]\b|\([a-z]\))", text[pos:])
-    return pos + match.end() if match else pos
+    match = _SUBPANEL.match(text, pos)
+    return match.end() if match else pos
 
 
 def _resolve(targets: dict[tuple[str, str], str], kind: str, label: str) -> Optional[str]:

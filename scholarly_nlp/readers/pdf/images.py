@@ -13,11 +13,14 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from ...paper import Paper
+from ...naming import fitted_name
 from .document import PdfHandle
 
 
 #: Rendering scale for figure crops (2.0 = 144 dpi).
 RENDER_SCALE = 2.0
+#: Image file names are cut (with a hash of the whole name) so they fit the file system's 255 bytes.
+MAX_STEM_BYTES = 200
 
 
 #: The most pixels one figure image may have (a full A4 page at RENDER_SCALE has 2 million):
@@ -40,7 +43,7 @@ def save_figure_images(pdf: PdfHandle, paper: Paper, image_dir: Path) -> None:
     for figure in paper.figures:
         if figure.kind != "figure" or figure.bbox is None or figure.page is None:
             continue
-        target = image_dir / f"{paper.paper_id}_{figure.id}.png"
+        target = image_dir / (fitted_name(f"{paper.paper_id}_{figure.id}", MAX_STEM_BYTES) + ".png")
         try:
             image = _render_region(pdf, figure.page - 1, figure.bbox)
         except pdfium.PdfiumError:
