@@ -215,12 +215,18 @@ def unknown_files(tmp_path, n: int = 3) -> list[str]:
     return [str(path) for path in paths]
 
 
-def test_a_sniffer_that_raised_is_warned_about_once_and_not_asked_again(tmp_path):
-    registry = builtin_registry(strict=False)
+def registry_with_raising_sniffer(tmp_path, strict: bool):
+    """A registry holding a sniffer that raises, the sniffer, and a PDF the built-in sniffer knows."""
+    registry = builtin_registry(strict=strict)
     sniffer = RaisingSniffer()
     registry.add_plugin(sniffer, "bad_sniffer")
     pdf = tmp_path / "a.pdf"
     pdf.write_bytes(b"%PDF-1.4\n")
+    return registry, sniffer, pdf
+
+
+def test_a_sniffer_that_raised_is_warned_about_once_and_not_asked_again(tmp_path):
+    registry, sniffer, pdf = registry_with_raising_sniffer(tmp_path, strict=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = list(scholarly_nlp.read_papers(unknown_files(tmp_path), registry=registry))
@@ -235,11 +241,7 @@ def test_a_sniffer_that_raised_is_warned_about_once_and_not_asked_again(tmp_path
 
 
 def test_a_sniffer_that_raised_in_strict_mode_raises_once(tmp_path):
-    registry = builtin_registry(strict=True)
-    sniffer = RaisingSniffer()
-    registry.add_plugin(sniffer, "bad_sniffer")
-    pdf = tmp_path / "a.pdf"
-    pdf.write_bytes(b"%PDF-1.4\n")
+    registry, sniffer, pdf = registry_with_raising_sniffer(tmp_path, strict=True)
     with pytest.raises(PluginError, match="'bad_sniffer' raised in sniff_format"):
         registry.sniff(str(pdf))
     assert registry.sniff(str(pdf)) == "pdf" and sniffer.calls == 1
