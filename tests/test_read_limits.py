@@ -8,6 +8,8 @@ endless read run inside a limited child (``guarded``), so that they fail instead
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -40,7 +42,17 @@ def read_costly(path, **_options):
         os.abort()  # what pdfium does on a hostile file
     elif kind == "warn":
         warnings.warn(f"{path}: a note from the reader")
+    elif kind == "odd":
+        raise OddError(path)
     return Paper(paper_id=Path(path).stem, source=str(path), reader="costly", blocks=[Block(kind="title", text=kind)])
+
+
+class OddError(InputError):
+    """A plugin's error whose constructor takes other arguments than InputError's (it cannot be
+    rebuilt from what InputError pickles)."""
+
+    def __init__(self, path):
+        super().__init__(path, "an odd failure")
 
 
 class CostlyPlugin:
@@ -65,7 +77,7 @@ def costly_files(tmp_path: Path, kinds: list[str]) -> list[str]:
     return paths
 
 
-SMALL = ReadLimits(time_s=1, memory_mib=256)
+SMALL = ReadLimits(time_s=5, memory_mib=256)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -76,7 +88,7 @@ def test_a_file_over_its_time_or_memory_fails_alone(costly_registry, tmp_path, w
     assert time.monotonic() - started < 30  # the sleeper was killed, not waited for
     assert [r.path for r in results] == paths
     assert [r.ok for r in results] == [True, False, True, False, True]
-    assert str(results[1].error) == (f"{paths[1]}: exceeded the 1 s time limit "
+    assert str(results[1].error) == (f"{paths[1]}: exceeded the 5 s time limit "
                                      "(raise it with $SCHOLARLY_NLP_READ_TIME_LIMIT)")
     assert str(results[3].error).startswith(f"{paths[3]}: exceeded the 256 MiB memory limit")
     assert all(isinstance(results[i].error, InputError) for i in (1, 3))
@@ -203,3 +215,84 @@ def test_the_tei_reader_called_directly_refuses_special_files(special_folder):
     assert guarded(read_direct, str(special_folder / "c_zero.tei.xml")).endswith(
         "is not a regular file (character device)")
     assert guarded(read_direct, str(special_folder / "a_paper.tei.xml")) == "read"
+
+
+def test_a_child_forked_after_parallel_tokenizing_prints_no_tokenizers_warning(backbone):
+    # analyze loads a pipeline (Hugging Face tokenizers run in parallel) and then forks a child
+    # per PDF: tokenizers' fork handler printed a four-line warning into every run's output
+    script = (
+        "import os, sys\n"
+        "from transformers import AutoTokenizer\n"
+        "from scholarly_nlp.readers.limits import ReadLimits, run_limited\n"
+        f"tokenizer = AutoTokenizer.from_pretrained({backbone!r})\n"
+        "tokenizer(['a sentence about figures'] * 512)\n"
+        "assert run_limited(len, ('abc',), ReadLimits(time_s=60), 'x') == 3\n"
+        "print(os.environ.get('TOKENIZERS_PARALLELISM'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TOKENIZERS_PARALLELISM"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "huggingface/tokenizers" not in done.stderr
+    assert done.stdout.strip() == "None"  # the parent's environment is left as it was
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_error_that_cannot_cross_processes_fails_its_file_only(costly_registry, tmp_path, workers):
+    paths = costly_files(tmp_path, ["odd", "ok"])
+    results = list(read_papers(paths, "costly", costly_registry, workers=workers, limits=SMALL))
+    assert [r.ok for r in results] == [False, True]
+    assert isinstance(results[0].error, InputError) and "an odd failure" in str(results[0].error)
+
+
+def test_a_fork_that_fails_fails_its_file_and_leaks_nothing(costly_registry, tmp_path, monkeypatch):
+    paths = costly_files(tmp_path, ["ok", "ok"])
+    open_fds = len(os.listdir("/proc/self/fd"))
+
+    def no_fork():
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(read_limits.os, "fork", no_fork)
+    results = list(read_papers(paths, "costly", costly_registry, limits=SMALL))
+    assert [str(r.error) for r in results] == [f"{p}: could not start the reader's process (Cannot allocate memory)"
+                                               for p in paths]
+    assert len(os.listdir("/proc/self/fd")) == open_fds
+
+
+def test_a_torn_answer_from_the_child_fails_its_file(tmp_path):
+    with pytest.raises(InputError, match="could not be received"):
+        read_limits._unpack(b"\x80\x05truncated", "torn.pdf", SMALL)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux")
+def test_a_reader_child_dies_with_its_parent(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    script = (
+        "import os, time\n"
+        "from scholarly_nlp.readers.limits import ReadLimits, run_limited\n"
+        "def loop(path):\n"
+        "    open(path, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(600)\n"
+        f"run_limited(loop, ({str(pid_file)!r},), ReadLimits(time_s=600), 'loop')\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 120
+        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        child = int(pid_file.read_text())
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 30
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    """A process that runs (a zombie waiting for its reaper counts as dead)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status

@@ -72,7 +72,7 @@ from spacy.vocab import Vocab
 
 from ..errors import MalformedInputError, ScholarlyNLPError
 from .extensions import install_extensions
-from .tokenize import tokenize
+from .tokenize import LONG_RUN, tokenize
 
 JSON_FORMAT_VERSION = 2
 READABLE_FORMAT_VERSIONS = (1, 2)
@@ -316,11 +316,27 @@ def _rebuilt_offsets(data: dict, source: Optional[PathLike]) -> tuple[numpy.ndar
         starts = numpy.asarray(tokens["starts"], dtype="int64")
         ends = numpy.asarray(tokens["ends"], dtype="int64")
     else:
-        starts, ends = _apply_token_diff(_tokenizer(data.get("lang", "en"))(text), tokens, source)
+        lang = data.get("lang", "en")
+        starts, ends = _apply_token_diff(_tokenizer(lang)(text), tokens, source)
+        if not _tokens_match(tokens, starts, ends) and _legacy_runs_affordable(text):
+            # written before long runs were tokenised in pieces: its reference is the plain tokenizer
+            starts, ends = _apply_token_diff(_plain_tokenizer(lang)(text), tokens, source)
     _check_tokens(text, starts, ends, source)
     if not _tokens_match(tokens, starts, ends):
         raise MalformedInputError(source, _TOKENIZER_CHANGED)
     return starts, ends
+
+
+#: The most characters in long whitespace-free runs an export may hold for the plain-tokenizer
+#: retry (spaCy's tokenizer is quadratic on them: this bounds the retry to about a second).
+LEGACY_RUN_CHARS = 4000
+
+
+def _legacy_runs_affordable(text: str) -> bool:
+    """Whether ``text`` has long runs (exports before the cut tokenised them whole) short enough
+    in all to tokenise whole again."""
+    runs = sum(len(m.group()) for m in LONG_RUN.finditer(text))
+    return 0 < runs <= LEGACY_RUN_CHARS
 
 
 def _apply_token_diff(reference: Doc, tokens: dict, source: Optional[PathLike]) -> tuple[numpy.ndarray, numpy.ndarray]:
@@ -469,6 +485,15 @@ def _tokenizer(lang: str):
     import spacy
 
     return partial(tokenize, spacy.blank(lang).tokenizer)
+
+
+@lru_cache(maxsize=8)
+def _plain_tokenizer(lang: str):
+    """A blank ``lang`` pipeline's tokenizer on its own: the reference of exports written before
+    :func:`~scholarly_nlp.doc.tokenize.tokenize` cut long runs."""
+    import spacy
+
+    return spacy.blank(lang).tokenizer
 
 
 @lru_cache(maxsize=1)

@@ -25,7 +25,8 @@ LONGEST_RUN = 256
 #: Longer runs are cut into pieces of this many characters (a piece costs at most PIECE² steps).
 PIECE = 32
 
-_LONG_RUN = re.compile(rf"\S{{{LONGEST_RUN + 1},}}")
+LONG_RUN = re.compile(rf"\S{{{LONGEST_RUN + 1},}}")
+"""A run of more than LONGEST_RUN non-whitespace characters."""
 
 Tokenizer = Callable[[str], Doc]
 
@@ -34,7 +35,7 @@ def long_run_cuts(text: str) -> list[int]:
     """Offsets where :func:`tokenize` cuts ``text``: every PIECE characters inside each run of
     more than LONGEST_RUN non-whitespace characters (empty for ordinary text)."""
     cuts: list[int] = []
-    for match in _LONG_RUN.finditer(text):
+    for match in LONG_RUN.finditer(text):
         cuts.extend(range(match.start() + PIECE, match.end(), PIECE))
     return cuts
 

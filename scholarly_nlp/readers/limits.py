@@ -17,7 +17,7 @@ The defaults come from environment variables (a number, or ``0``/``none`` for no
   it started reading the file (default 4096);
 - ``SCHOLARLY_NLP_MAX_INPUT_MIB``: the largest input file read at all (default 512).
 
-Children are forked, so where ``fork`` is not available (Windows) time and memory are not
+Children are forked, so on systems other than Linux (Windows, macOS) time and memory are not
 limited; the input size cap holds everywhere.
 """
 
@@ -29,6 +29,7 @@ import pickle
 import selectors
 import signal
 import stat
+import sys
 import time
 import warnings
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ from ..errors import InputError
 TIME_LIMIT_ENV = "SCHOLARLY_NLP_READ_TIME_LIMIT"
 MEMORY_LIMIT_ENV = "SCHOLARLY_NLP_READ_MEMORY_LIMIT"
 MAX_INPUT_ENV = "SCHOLARLY_NLP_MAX_INPUT_MIB"
+TOKENIZERS_PARALLELISM_ENV = "TOKENIZERS_PARALLELISM"
 
 DEFAULT_TIME_LIMIT_S = 300.0
 DEFAULT_MEMORY_LIMIT_MIB = 4096
@@ -49,6 +51,9 @@ DEFAULT_MAX_INPUT_MIB = 512
 IN_PROCESS_READERS = frozenset({"tei", "clscisumm"})
 
 _MIB = 1 << 20
+_PR_SET_PDEATHSIG = 1
+#: CPU seconds a child may use beyond its time limit before the kernel stops it.
+_CPU_GRACE_S = 5
 
 
 @dataclass(frozen=True)
@@ -98,8 +103,9 @@ def _env_limit(name: str, default: float, kind: Callable = float) -> Optional[An
 
 
 def can_fork() -> bool:
-    """Whether readers can be isolated in forked children here."""
-    return hasattr(os, "fork")
+    """Whether readers can be isolated in forked children here: on Linux only (macOS does not
+    enforce ``RLIMIT_AS``, and forking a threaded process there without exec is unsafe)."""
+    return hasattr(os, "fork") and sys.platform.startswith("linux")
 
 
 # -- the input file --------------------------------------------------------------------------
@@ -145,13 +151,18 @@ def run_limited(function: Callable[..., Any], args: tuple, limits: ReadLimits, p
     the file gets an InputError naming the limit, and this process is untouched.
     """
     read_end, write_end = os.pipe()
-    with warnings.catch_warnings():
-        # Python 3.12 warns on forking a threaded process; the child only runs the reader
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid == 0:  # the child: never returns
+    parent = os.getpid()
+    try:
+        with warnings.catch_warnings(), _tokenizers_quiet_across_fork():
+            # Python 3.12 warns on forking a threaded process; the child only runs the reader
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError as exc:  # no memory or no process slot for a child: this file fails, the batch goes on
         os.close(read_end)
-        _child(write_end, function, args, limits)
+        os.close(write_end)
+        raise InputError(path, f"could not start the reader's process ({exc.strerror or exc})") from exc
+    if pid == 0:  # the child: never returns
+        _child(read_end, write_end, parent, function, args, limits)
     os.close(write_end)
     try:
         payload, timed_out = _collect(read_end, pid, limits.time_s)
@@ -160,15 +171,34 @@ def run_limited(function: Callable[..., Any], args: tuple, limits: ReadLimits, p
     if timed_out:
         raise InputError(path, f"exceeded the {_number(limits.time_s)} s time limit (raise it with ${TIME_LIMIT_ENV})")
     _, status, usage = os.wait4(pid, 0)
-    if len(payload) > 8:
+    if len(payload) > 8 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         return _unpack(payload[8:], path, limits)
     start_rss = int.from_bytes(payload, "little") if len(payload) == 8 else usage.ru_maxrss * 1024
     raise _death(path, status, usage.ru_maxrss * 1024 - start_rss, limits)
 
 
-def _child(write_end: int, function: Callable[..., Any], args: tuple, limits: ReadLimits) -> None:
+@contextmanager
+def _tokenizers_quiet_across_fork() -> Iterator[None]:
+    """Hugging Face tokenizers prints a warning in a child forked after it ran in parallel,
+    unless TOKENIZERS_PARALLELISM is set; set it (false: the child never tokenizes) for the
+    moment of the fork only, so the parent's own setting stays as the user left it."""
+    previous = os.environ.get(TOKENIZERS_PARALLELISM_ENV)
+    os.environ.setdefault(TOKENIZERS_PARALLELISM_ENV, "false")
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(TOKENIZERS_PARALLELISM_ENV, None)
+
+
+def _child(read_end: int, write_end: int, parent: int, function: Callable[..., Any], args: tuple,
+           limits: ReadLimits) -> None:
     code = 1
     try:
+        os.close(read_end)
+        _die_with_parent(parent)
+        if limits.time_s is not None:
+            _cap_cpu_time(limits.time_s)
         faulthandler.disable()  # a library's abort is reported in one line by the parent
         # first the memory it started with, so that a death can be measured against its cap
         _write_all(write_end, _resident_bytes().to_bytes(8, "little"))
@@ -185,23 +215,68 @@ def _child(write_end: int, function: Callable[..., Any], args: tuple, limits: Re
         os._exit(code)
 
 
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this child when its parent dies (a killed batch must not leave a reader
+    looping on a hostile file); exit at once if the parent is already gone."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the parent's deadline is the only guard
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _cap_cpu_time(time_s: float) -> None:
+    """A kernel-enforced backstop to the parent's deadline: a few seconds of CPU beyond it."""
+    import resource
+
+    seconds = int(time_s) + _CPU_GRACE_S
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+    except (ValueError, OSError):  # a lower hard limit is already in force
+        pass
+
+
 def _out_of_memory(exc: BaseException) -> bool:
     """A MemoryError, or an error a reader wrapper raised from one."""
     return isinstance(exc, MemoryError) or isinstance(exc.__cause__, MemoryError)
 
 
 def _pack(outcome: tuple, notes: list) -> bytes:
+    notes = [note if _crosses(note) else (UserWarning, note[1], note[2], note[3]) for note in notes]
     try:
-        return pickle.dumps((outcome, notes))
+        data = pickle.dumps((outcome, notes))
+        pickle.loads(data)  # an error class whose constructor takes other arguments fails only here
+        return data
     except MemoryError:
         return pickle.dumps((("memory", None), []))
     except Exception as exc:  # a value or plugin error that cannot cross processes: keep its message
-        message = getattr(outcome[1], "reason", None) or f"{type(outcome[1]).__name__}: {outcome[1]}"
-        return pickle.dumps((("unpicklable", f"{message} ({type(exc).__name__} sending it back)"), []))
+        kind, value = outcome
+        if kind == "value":
+            message = f"the reader's result could not be sent back ({type(exc).__name__}: {exc})"
+        else:
+            message = getattr(value, "reason", None) or f"{type(value).__name__}: {value}"
+            message = f"{message} ({type(exc).__name__} sending it back)"
+        return pickle.dumps((("unpicklable", message), []))
+
+
+def _crosses(note: tuple) -> bool:
+    """Whether a warning note survives the trip to the parent (a plugin's warning class may not)."""
+    try:
+        pickle.loads(pickle.dumps(note))
+        return True
+    except Exception:
+        return False
 
 
 def _unpack(payload: bytes, path: str, limits: ReadLimits) -> Any:
-    (kind, value), notes = pickle.loads(payload)
+    try:
+        (kind, value), notes = pickle.loads(payload)
+    except Exception as exc:  # a torn or foreign payload: this file fails, the batch goes on
+        raise InputError(path, f"the reader's result could not be received ({type(exc).__name__}: {exc})") from exc
     replay_warnings(notes)
     if kind == "value":
         return value

@@ -27,7 +27,7 @@ from ..errors import EmptyDocumentError, InputError, MalformedInputError, Unsafe
 from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
-from .limits import check_input_file, resolve_limits
+from .limits import ReadLimits, check_input_file
 from .tei_parts import (
     back_matter_kind,
     bib_year,
@@ -80,7 +80,8 @@ def _parser() -> etree.XMLParser:
 def read_tei(path: Union[str, Path], *, paper_id: Optional[str] = None) -> Paper:
     """Read a GROBID TEI file into a :class:`Paper`; errors name the file and the reason."""
     path = Path(path)
-    check_input_file(str(path), resolve_limits(None))  # a FIFO would block, /dev/zero never end
+    # a FIFO would block, /dev/zero never end; the size cap is the caller's (read_paper checks it)
+    check_input_file(str(path), ReadLimits(max_input_mib=None))
     try:
         data = path.read_bytes()
     except OSError as exc:
