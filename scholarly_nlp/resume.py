@@ -2,11 +2,12 @@
 
 ``scholarly-nlp parse`` and ``analyze`` keep a manifest in their output folder,
 ``.scholarly_nlp-manifest.jsonl``: one JSON line per output written,
-``{"output": <file name>, "sha256": <digest of the input's bytes>, "options": {...}}``, where
+``{"output": <file name>, "sha256": <digest of the input's bytes>, "options": {...}, "size": <bytes
+written>}``, where
 the options are those that change the output (the command, the format, ``--json-full``, the
 reader, the pipeline, the scholarly_nlp version). A paper counts as done, and a later run
-skips it, only when its output file exists and the manifest's last line for that output has
-the same input digest and options; a failed, missing, changed or differently-made paper is
+skips it, only when its output file is there with the size it was written with and the
+manifest's last line for that output has the same input digest and options; a failed, missing, changed or differently-made paper is
 redone, and ``--force`` redoes them all.
 
 A line is appended (and flushed) right after its output is renamed into place, so a batch
@@ -65,10 +66,11 @@ class Manifest:
         self._journal: Optional[IO[str]] = None
 
     def is_done(self, output: str, digest: Optional[str]) -> bool:
-        """True when ``output`` exists and was written from input bytes of ``digest`` with these options."""
+        """True when ``output`` is there as it was written (same size), from input bytes of
+        ``digest`` with these options: a truncated or edited output is redone."""
         entry = self.entries.get(output)
         return (digest is not None and entry is not None and entry.get("sha256") == digest
-                and entry.get("options") == self.options and (self.folder / output).is_file())
+                and entry.get("options") == self.options and _size(self.folder / output) == entry.get("size"))
 
     def record(self, output: str, digest: Optional[str]) -> None:
         """Note that ``output`` was just written from input bytes of ``digest``.
@@ -78,7 +80,7 @@ class Manifest:
         """
         if digest is None or self.error is not None:
             return
-        entry = {"output": output, "sha256": digest, "options": self.options}
+        entry = {"output": output, "sha256": digest, "options": self.options, "size": _size(self.folder / output)}
         self.entries[output] = entry
         try:
             if self._journal is None:
@@ -102,6 +104,15 @@ class Manifest:
             self.error = self.error or exc
         finally:
             self._journal = None
+
+
+def _size(path: Path) -> Optional[int]:
+    """The size of a regular file; None when there is none."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
 def _line(entry: dict) -> str:

@@ -293,6 +293,18 @@ def test_force_and_changed_options_redo_every_paper(tmp_path):
     assert "spacy" not in json.loads((out / "a.json").read_text())
 
 
+def test_a_truncated_output_is_redone(tmp_path):
+    make_inputs(tmp_path / "in", "a.tei.xml", "b.tei.xml")
+    out = tmp_path / "out"
+    args = ["parse", str(tmp_path / "in"), "--out", str(out)]
+    run(*args)
+    whole = (out / "a.json").read_bytes()
+    (out / "a.json").write_bytes(whole[: len(whole) // 2])  # a disk filled up, an editor saved half
+    result = run(*args)
+    assert "1 ok, 0 failed, skipped 1 already written" in result.output
+    assert (out / "a.json").read_bytes() == whole
+
+
 def test_a_failed_paper_is_retried_and_a_written_one_is_not(tmp_path):
     good, bad = make_inputs(tmp_path / "in", "good.tei.xml", "bad.tei.xml")
     bad.write_bytes(b"")
