@@ -101,8 +101,7 @@ def per_mutation(results: list[tuple[MutatedInput, Outcome]]) -> dict[str, Count
 def read_all(inputs: list[MutatedInput], folder: Path, args: argparse.Namespace) -> list[tuple[MutatedInput, Outcome]]:
     """Read every input alone in a guarded child."""
     import scholarly_nlp
-    import scholarly_nlp.readers.pdf  # noqa: F401 - imported before the children fork
-    import scholarly_nlp.readers.tei  # noqa: F401
+    from scholarly_nlp.readers import read_pdf, read_tei  # noqa: F401 - imported before the children fork
 
     nlp = scholarly_nlp.blank()
     paths = {item.index: str(item.write(folder)) for item in inputs}
