@@ -238,7 +238,10 @@ def test_inline_reference_spans(paired):
         for b in paper.blocks_of("paragraph")
         for r in b.refs
     }
-    assert ("Wu et al., 2014", "bibr", None) in refs
+    wu = [target for text, kind, target in refs if text == "Wu et al., 2014"]
+    assert wu and wu[0] is not None, "the author-year marker is linked to its entry"
+    entry = paper.bibliography[wu[0]]
+    assert entry.year == "2014" and entry.authors[0].endswith("Wu")
     assert ("Fig. 1", "figure", "fig_0") in refs
     plos = paired["journal.pone.0319315"]
     plos_refs = {
@@ -247,7 +250,8 @@ def test_inline_reference_spans(paired):
         for r in b.refs
     }
     assert ("Fig 2A", "figure", "fig_1") in plos_refs
-    assert ("[1–3]", "bibr", None) in plos_refs
+    # a range cites each entry it spans, all three on the marker's text
+    assert {target for text, kind, target in plos_refs if text == "[1–3]"} == {"b0", "b1", "b2"}
     # "(European Union Directive 2010/63/EU)" is not a citation
     assert not any(text.startswith("European Union") for text, _, _ in plos_refs)
 

@@ -1,20 +1,23 @@
 """Assembly (last pass): units and captions to the :class:`Paper`.
 
-Consumes the classification's units and sections and the captions; produces the Paper's
-blocks (dehyphenated text; paragraphs with their figure mentions and citation markers) and
-one :class:`FigureInfo` per caption.
+Consumes the classification's units, sections and reference-list blocks and the captions;
+produces the Paper's blocks (dehyphenated text; paragraphs with their figure mentions and
+citation markers linked to the bibliography), its bibliography, and one :class:`FigureInfo`
+per caption.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 
-from ...paper import Block, FigureInfo, InlineRef, Paper, Section
-from .bibliography import numbered_bibliography
-from .citations import citation_refs
+from ...paper import BibEntry, Block, FigureInfo, InlineRef, Paper, Section
+from .bibliography import numbered_labels, read_bibliography
+from .citations import CitationLinker, Marker
 from .dehyphenation import Dehyphenator
 from .figure_mentions import figure_refs
-from .model import Caption, Page, Unit
+from .model import Caption, Page, Unit, VBlock
+from .reference_parser import ParsedReference
 
 
 def assemble_paper(
@@ -23,22 +26,52 @@ def assemble_paper(
     pages: list[Page],
     units: list[Unit],
     sections: list[Section],
-    reference_lines: list[str],
+    reference_blocks: list[VBlock],
     captions: list[Caption],
 ) -> Paper:
     """The Paper: text blocks from the units (empty ones dropped), then one caption block
-    and one FigureInfo per caption; paragraphs carry their inline references."""
+    and one FigureInfo per caption; the bibliography from the reference list; paragraphs
+    carry their inline references, citation markers linked to the bibliography."""
     dehyphenator = Dehyphenator(pages)
     paper = Paper(paper_id=paper_id, source=source, reader="pdf", sections=sections)
     targets = _add_figures(paper, captions)
-    numeric = numbered_bibliography(reference_lines)
-    text_blocks = [_unit_block(u, dehyphenator, targets, numeric) for u in units]
+    entries = read_bibliography(reference_blocks, pages, dehyphenator)
+    paper.bibliography = {f"b{i}": _bib_entry(f"b{i}", e) for i, e in enumerate(entries)}
+    texts = [_clean_text(dehyphenator.join(u.lines)) for u in units]
+    linker = CitationLinker(entries, numbered_labels(entries),
+                            [t for t, u in zip(texts, units) if u.kind == "paragraph"])
+    text_blocks = [_unit_block(u, t, targets, linker) for u, t in zip(units, texts)]
     caption_blocks = [
         Block("caption", _clean_text(dehyphenator.join(c.block.lines)), figure_id=f.id)
         for c, f in zip(captions, paper.figures)
     ]
     paper.blocks = [b for b in text_blocks if b.text] + caption_blocks
+    _warn_about_links(paper, reference_blocks, linker)
     return paper
+
+
+def _warn_about_links(paper: Paper, reference_blocks: list[VBlock], linker: CitationLinker) -> None:
+    """One warning naming the file when its citations cannot be linked as printed: a
+    reference list with no readable entry (an image, or a layout not understood), most
+    markers matching no entry, or an entry number printed twice (the first one is linked)."""
+    markers = [r for b in paper.blocks for r in b.refs if r.kind == "bibr"]
+    unlinked = sum(1 for r in markers if r.target is None)
+    problems = []
+    if reference_blocks and not paper.bibliography:
+        problems.append("its reference list has no entry that could be read (an image, or a layout not understood)")
+    elif paper.bibliography and markers and unlinked > len(markers) / 2:
+        problems.append(f"{unlinked} of its {len(markers)} citation markers match no bibliography entry")
+    if linker.duplicate_labels:
+        numbers = ", ".join(sorted(set(linker.duplicate_labels), key=int)[:5])
+        problems.append(f"reference number(s) {numbers} are printed twice; markers link to the first")
+    if problems:
+        warnings.warn(f"{paper.source}: " + "; ".join(problems) + "; unlinked citation markers keep no target",
+                      stacklevel=2)
+
+
+def _bib_entry(bib_id: str, entry: ParsedReference) -> BibEntry:
+    return BibEntry(id=bib_id, title=entry.title, authors=entry.authors, year=entry.year,
+                    venue=entry.venue, doi=entry.doi)
 
 
 def _add_figures(paper: Paper, captions: list[Caption]) -> dict[tuple[str, str], str]:
@@ -64,21 +97,22 @@ def _add_figures(paper: Paper, captions: list[Caption]) -> dict[tuple[str, str],
     return targets
 
 
-def _unit_block(unit: Unit, dehyphenator: Dehyphenator, targets: dict, numeric: bool) -> Block:
+def _unit_block(unit: Unit, text: str, targets: dict, linker: CitationLinker) -> Block:
     """A Block from a unit; paragraphs get their figure and citation references."""
-    text = _clean_text(dehyphenator.join(unit.lines))
     block = Block(unit.kind, text, section=unit.section)
     if unit.kind == "paragraph":
-        block.refs = _without_overlaps(figure_refs(text, targets) + citation_refs(text, numeric))
+        figure_markers = [Marker(r.start, r.end, [r]) for r in figure_refs(text, targets)]
+        markers = _without_overlaps(figure_markers + linker.markers(text))
+        block.refs = [ref for marker in markers for ref in marker.refs]
     return block
 
 
-def _without_overlaps(refs: list[InlineRef]) -> list[InlineRef]:
-    """Refs sorted by position; of overlapping ones the earlier (then longer) is kept."""
-    kept: list[InlineRef] = []
-    for ref in sorted(refs, key=lambda r: (r.start, -(r.end - r.start))):
-        if not kept or ref.start >= kept[-1].end:
-            kept.append(ref)
+def _without_overlaps(markers: list[Marker]) -> list[Marker]:
+    """Markers sorted by position; of overlapping ones the earlier (then longer) is kept."""
+    kept: list[Marker] = []
+    for marker in sorted(markers, key=lambda m: (m.start, -(m.end - m.start))):
+        if not kept or marker.start >= kept[-1].end:
+            kept.append(marker)
     return kept
 
 

@@ -1,15 +1,24 @@
-"""Inline references, citation markers: "(Smith et al., 2019; Lee, 2020)" (one marker per
-item), "Smith (2019)", and "[12]" when the bibliography is numbered.
+"""Citation markers in a paragraph, linked to the bibliography's entries.
 
-Consumes a paragraph's text; produces ``bibr`` :class:`InlineRef` s (not linked to entries).
+Markers: "(Smith et al., 2019; Lee, 2020)" (one marker per item), "Smith (2019)", and for a
+numbered list "[12]", "[3, 7]", "[3-5]" (one ref per cited entry: a range's inner entries
+span the range's text), or "(12)" in papers that cite that way. A :class:`CitationLinker`
+built from the parsed entries gives each marker its entry id: numbers by printed label,
+author-year markers by first author's surname and year (a year's letter, "2019b", picks
+among that author's entries of the year). A marker that matches no entry is kept, unlinked.
+
+Consumes a paragraph's text; produces :class:`Marker` s of ``bibr`` :class:`InlineRef` s.
 """
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Optional
 
 from ...paper import InlineRef
+from .reference_parser import ParsedReference, fold
 
 
 _CITATION_PAREN_RE = re.compile(r"\(([^()]{4,400})\)")
@@ -26,7 +35,14 @@ _NARRATIVE_CITE_RE = re.compile(
     r"(?:\s+(?:et\s+al\.?|and\s+[A-Z][^\W\d_]+|&\s+[A-Z][^\W\d_]+))?"
     r"\s+\((?:(?:19|20)\d\d[a-z]?)(?:\s*[,;]\s*(?:(?:19|20)\d\d[a-z]?))*\)"
 )
-_NUMERIC_CITE_RE = re.compile(r"\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
+_NUMBER_LIST = r"\d{1,4}(?:\s*(?:[,;\u2013\u2014-]|and)\s*\d{1,4})*"
+_BRACKET_CITE_RE = re.compile(rf"\[({_NUMBER_LIST})\]")
+_PAREN_CITE_RE = re.compile(rf"(?<![\w.])\(({_NUMBER_LIST})\)")
+_NUMBER_RE = re.compile(r"\d{1,4}")
+_RANGE_RE = re.compile(r"(\d{1,4})\s*[\u2013\u2014-]\s*(\d{1,4})")
+_NOT_PAREN_CITE_BEFORE = re.compile(r"(?:eq|eqs|equation|equations|fig|figs|figure|figures|table|tables|"
+                                    r"section|sections|step|steps|model|models|level|phase|stage|item|"
+                                    r"rule|rules|case|cases|condition|group|n|p)\.?\s*$", re.IGNORECASE)
 _NOT_NAMES = frozenset(
     [
         "January",
@@ -74,11 +90,113 @@ _NOT_NAMES = frozenset(
 )
 
 
-def citation_refs(text: str, numeric: bool) -> list[InlineRef]:
-    """Citation markers: "(Smith et al., 2019; Lee, 2020)" (one per item), "Smith (2019)",
-    and "[12]" when the bibliography is numbered."""
-    refs = [
-        InlineRef(m.start(), m.end(), "bibr")
+@dataclass
+class Marker:
+    """One citation marker's extent and its refs (several for "[3, 7]" or "[3-5]")."""
+
+    start: int
+    end: int
+    refs: list[InlineRef] = field(default_factory=list)
+
+
+class CitationLinker:
+    """Finds a paper's citation markers and links them to its parsed bibliography."""
+
+    def __init__(self, entries: list[ParsedReference], numbered: bool, paragraphs: list[str] = ()) -> None:
+        self.numbered = numbered
+        self.by_label: dict[int, str] = {}
+        self.by_author_year: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.second_author: dict[str, str] = {}
+        self.duplicate_labels: list[str] = []
+        for index, entry in enumerate(entries):
+            bib_id = f"b{index}"
+            if entry.label is not None:
+                if int(entry.label) in self.by_label:
+                    self.duplicate_labels.append(entry.label)
+                self.by_label.setdefault(int(entry.label), bib_id)
+            if entry.surnames and entry.year:
+                self.by_author_year[(entry.surnames[0], entry.year[:4])].append(bib_id)
+                if len(entry.surnames) > 1:
+                    self.second_author[bib_id] = entry.surnames[1]
+        # "(12)" cites only where the paper never cites with "[12]"
+        self.parenthesised = numbered and bool(self.by_label) and not any(
+            self._numeric_markers(text, _BRACKET_CITE_RE) for text in paragraphs
+        ) and any(self._numeric_markers(text, _PAREN_CITE_RE) for text in paragraphs)
+
+    def markers(self, text: str) -> list[Marker]:
+        """The citation markers of one paragraph, each with its linked refs."""
+        found = [self._author_year(text, start, end) for start, end in _author_year_spans(text)]
+        if self.numbered:
+            found += self._numeric_markers(text, _PAREN_CITE_RE if self.parenthesised else _BRACKET_CITE_RE)
+        return found
+
+    def _author_year(self, text: str, start: int, end: int) -> Marker:
+        marker_text = text[start:end]
+        return Marker(start, end, [InlineRef(start, end, "bibr", self.author_year_target(marker_text))])
+
+    def author_year_target(self, marker_text: str) -> Optional[str]:
+        """The entry an author-year marker ("Smith et al., 2019b") cites, or None."""
+        years = re.findall(r"(?:1[5-9]|20)\d\d([a-z]?)", marker_text)
+        year = re.search(r"(?:1[5-9]|20)\d\d", marker_text)
+        if year is None:
+            return None
+        names = re.split(r"\s+(?:et\s*al|and|&)\b|,|\(", marker_text[: year.start()])
+        words = names[0].split()
+        if not words:
+            return None
+        candidates = self.by_author_year.get((fold(words[-1]), year.group()), [])
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        if len(names) > 1 and names[1].split():
+            second = fold(names[1].split()[-1])
+            paired = [c for c in candidates if self.second_author.get(c) == second]
+            if len(paired) == 1:
+                return paired[0]
+        letter = years[0] if years else ""
+        if letter and ord(letter) - ord("a") < len(candidates):
+            return candidates[ord(letter) - ord("a")]
+        return candidates[0]
+
+    def _numeric_markers(self, text: str, pattern: re.Pattern) -> list[Marker]:
+        markers = []
+        for match in pattern.finditer(text):
+            if pattern is _PAREN_CITE_RE and _NOT_PAREN_CITE_BEFORE.search(text[max(0, match.start() - 12): match.start()]):
+                continue
+            refs = self._number_refs(match.group(1), match.start(1))
+            if refs and len({(r.start, r.end) for r in refs}) == 1:
+                # "[12]" or "[3-5]": each ref spans the whole marker, brackets included
+                refs = [InlineRef(match.start(), match.end(), "bibr", r.target) for r in refs]
+            if refs:
+                markers.append(Marker(match.start(), match.end(), refs))
+        return markers
+
+    def _number_refs(self, inner: str, offset: int) -> list[InlineRef]:
+        """One ref per cited number of a bracket's content, or none when a number names no
+        entry of a numbered list (an interval "[0, 1]", not a citation)."""
+        refs: list[InlineRef] = []
+        covered: set[tuple[int, int]] = set()
+        for match in _RANGE_RE.finditer(inner):
+            low, high = int(match.group(1)), int(match.group(2))
+            if not 0 < high - low <= 50:
+                return []
+            start, end = offset + match.start(), offset + match.end()
+            covered.add((match.start(), match.end()))
+            for number in range(low, high + 1):
+                refs.append(InlineRef(start, end, "bibr", self.by_label.get(number)))
+        for match in _NUMBER_RE.finditer(inner):
+            if any(lo <= match.start() < hi for lo, hi in covered):
+                continue
+            refs.append(InlineRef(offset + match.start(), offset + match.end(), "bibr",
+                                  self.by_label.get(int(match.group()))))
+        if self.by_label and any(ref.target is None for ref in refs):
+            return []
+        return sorted(refs, key=lambda r: (r.start, r.end))
+
+
+def _author_year_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of "Smith (2019)" and of each item of "(Smith et al., 2019; Lee, 2020)"."""
+    spans = [
+        (m.start(), m.end())
         for m in _NARRATIVE_CITE_RE.finditer(text)
         if m.group().split()[0] not in _NOT_NAMES
     ]
@@ -87,13 +205,11 @@ def citation_refs(text: str, numeric: bool) -> list[InlineRef]:
         for part in re.finditer(r"[^;]+", paren.group(1)):
             item = _citation_item(part.group(), offset + part.start())
             if item is not None:
-                refs.append(item)
-    if numeric:
-        refs.extend(InlineRef(m.start(), m.end(), "bibr") for m in _NUMERIC_CITE_RE.finditer(text))
-    return refs
+                spans.append(item)
+    return spans
 
 
-def _citation_item(part: str, offset: int) -> Optional[InlineRef]:
+def _citation_item(part: str, offset: int) -> Optional[tuple[int, int]]:
     """One "Author et al., 2019" item of a parenthetical citation (it must end with the
     year, so "(Directive 2010/63/EU)" is not one), or None."""
     if len(part) > 160 or not _YEAR_RE.search(part):
@@ -101,4 +217,4 @@ def _citation_item(part: str, offset: int) -> Optional[InlineRef]:
     match = _CITE_ITEM_RE.search(part)
     if match is None or match.group("cite").split()[0].rstrip(",.") in _NOT_NAMES:
         return None
-    return InlineRef(offset + match.start("cite"), offset + match.end("cite"), "bibr")
+    return offset + match.start("cite"), offset + match.end("cite")

@@ -3,7 +3,7 @@
 Consumes the blocks in reading order (without furniture, caption and float lines) and the
 title; produces :class:`Unit` records (title, abstract, heading, paragraph: split on
 indentation, continued across columns, pages and floats), the :class:`Section` list, and the
-first lines of the bibliography's entries (which are skipped, not read).
+blocks of the bibliography (read by :mod:`.bibliography`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,13 @@ _ROMAN_HEAD_RE = re.compile(r"^(?P<num>[IVX]{1,4})\.\s+(?P<title>[A-Z].*)$")
 _APPENDIX_HEAD_RE = re.compile(
     r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
 )
+#: Headings that end a reference list printed before the back matter.
+_AFTER_REFERENCES_RE = re.compile(
+    r"^(?:acknowledge?ments?|author(?:s'?)? contributions?|funding|conflicts? of interest|competing interests?|"
+    r"data availability|supporting information|figure (?:legends|captions)|tables?|about the authors?|"
+    r"biograph(?:y|ies)|declarations?|ethics)\b",
+    re.IGNORECASE,
+)
 _REFERENCES_RE = re.compile(
     r"^(?:references?|bibliography|literature cited|works cited|reference list|citations)$",
     re.IGNORECASE,
@@ -40,7 +47,7 @@ class Classifier:
     """Walks the visual blocks in reading order and turns them into text units.
 
     States: ``front`` (before the abstract or first section), ``abstract``, ``body`` and
-    ``refs`` (the bibliography, skipped until an appendix heading).
+    ``refs`` (the bibliography, set aside until an appendix heading).
     """
 
     def __init__(self, pages: list[Page], stats: Stats, title: list[VBlock]) -> None:
@@ -63,7 +70,7 @@ class Classifier:
         )
         self.abstract_size: Optional[float] = None
         self.interrupted = False
-        self.reference_lines: list[str] = []
+        self.reference_blocks: list[VBlock] = []
 
     def _text_top(self) -> Optional[float]:
         """Where page one's running text starts: its first section heading or block of body
@@ -109,6 +116,14 @@ class Classifier:
     # -- states
 
     def _take(self, block: VBlock) -> None:
+        # a cover page (JSTOR, ResearchGate) prints "REFERENCES" or "CITATIONS" on page one
+        front = self.state == "front" and block.page == 0
+        if self.state != "refs" and not front and self._references_label(block):
+            self.state = "refs"  # a bibliography label in any typeface, in any state
+            self.interrupted = True
+            if len(block.lines) > 1:
+                self._refs(VBlock(block.lines[1:], block.page))
+            return
         if self.state == "front":
             self._front(block)
         elif self.state == "abstract":
@@ -171,18 +186,30 @@ class Classifier:
         if (
             head is not None
             and self._strong(block)
-            and (_APPENDIX_HEAD_RE.match(head[1]) or (head[0] and head[0][0].isalpha()))
+            and (_APPENDIX_HEAD_RE.match(head[1]) or _AFTER_REFERENCES_RE.match(head[1])
+                 or (head[0] and head[0][0].isalpha()) or self._new_numbered_section(head[0], block))
         ):
             self.state = "body"
             self._body(block)
             return
-        self.reference_lines.extend(l.text for l in block.lines[:3])
+        self.reference_blocks.append(block)
+
+    def _new_numbered_section(self, number: Optional[str], block: VBlock) -> bool:
+        """A numbered heading in body size or larger whose number no section has had: the
+        body goes on after a "References" box (a sidebar that lists cited works)."""
+        if not number or not number[0].isdigit() or block.size < 0.98 * self.stats.body_size:
+            return False
+        return all(section.number != number for section in self.sections)
+
+    def _references_label(self, block: VBlock) -> bool:
+        """Whether the block opens with a line that is only "References" (or the like); the
+        entries may follow in the same block when the label is set in their size."""
+        lines = block.lines
+        if not _REFERENCES_RE.match(lines[0].text.strip(" .:")):
+            return False
+        return len(lines) == 1 or not same_row(lines[0], lines[1])
 
     def _body(self, block: VBlock) -> None:
-        if len(block.lines) == 1 and _REFERENCES_RE.match(block.text.strip(" .:")):
-            self.state = "refs"  # a bibliography label in any typeface
-            self.interrupted = True
-            return
         head = self._heading(block)
         if head is not None:
             number, title = head

@@ -72,5 +72,5 @@ def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -
     classifier = Classifier(pages, stats, title)
     units = classifier.run()  # title, abstract, headings, paragraphs; bibliography skipped
     return assemble_paper(  # blocks, inline references, one FigureInfo per caption
-        paper_id, source, pages, units, classifier.sections, classifier.reference_lines, captions
+        paper_id, source, pages, units, classifier.sections, classifier.reference_blocks, captions
     )
