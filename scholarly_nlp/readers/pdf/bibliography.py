@@ -26,7 +26,7 @@ from typing import Optional
 
 from .dehyphenation import Dehyphenator
 from .model import Line, Page, VBlock, same_row
-from .reference_parser import ParsedReference, entry_label, parse_reference
+from .reference_parser import ParsedReference, entry_label, label_style, opens_with_name, parse_reference
 
 
 #: Indents (in points) that tell a hanging or first-line indent from ragged left edges.
@@ -105,11 +105,15 @@ def _numbered_starts(rows: list[_Row]) -> Optional[set[int]]:
     """Indices of the rows that open numbered entries, or None when the list is not numbered."""
     starts: set[int] = set()
     expected: Optional[int] = None
+    style: Optional[str] = None
     for index, row in enumerate(rows):
         label = entry_label(row.text)
         if label is None:
             continue
         number = int(label)
+        # one list numbers its entries one way: "[8]", "(8)", "8." or "8"
+        if style is not None and label_style(row.text) != style:
+            continue
         if expected is None:
             if number <= 3:
                 expected = number
@@ -119,49 +123,61 @@ def _numbered_starts(rows: list[_Row]) -> Optional[set[int]]:
         if expected <= number <= expected + 2:
             starts.add(index)
             expected = number + 1
+            style = label_style(row.text)
+        elif number == expected - 1 and starts and abs(row.x0 - rows[max(starts)].x0) < _MIN_INDENT:
+            starts.add(index)  # a number printed twice opens an entry of its own
     # a few rows that happen to open with 1, 2, 3 (page numbers, volumes) do not number a list
     return starts if len(starts) >= max(_MIN_NUMBERED, 0.1 * len(rows)) else None
 
 
 def _layout_starts(rows: list[_Row], blocks: list[VBlock]) -> set[int]:
-    """Indices of the rows that open entries of an unnumbered list, from indents or gaps."""
+    """Indices of the rows that open entries of an unnumbered list, from indents or gaps,
+    decided per column (two lists of one paper may be set differently)."""
     by_column: dict[tuple[int, str], list[int]] = {}
     for index, row in enumerate(rows):
         by_column.setdefault(row.key, []).append(index)
-    offsets = {}
+    gap_starts = _gap_starts(rows, blocks)
+    starts: set[int] = set()
     for indices in by_column.values():
         left = min(rows[i].x0 for i in indices)
-        for i in indices:
-            offsets[i] = rows[i].x0 - left
-    indented = [i for i, off in offsets.items() if _MIN_INDENT <= off <= _MAX_INDENT]
-    flush = [i for i, off in offsets.items() if off < _MIN_INDENT]
-    if indented and len(indented) >= 0.15 * len(rows):
-        # hanging indent (flush rows open entries) or first-line indent (indented rows do):
-        # the hypothesis whose openers look more like the start of a reference wins
-        hanging, first_line = set(flush), set(indented) | {0}
-        return hanging if _opener_score(rows, hanging) >= _opener_score(rows, first_line) else first_line
-    return _gap_starts(rows, blocks)
+        indented = {i for i in indices if _MIN_INDENT <= rows[i].x0 - left <= _MAX_INDENT}
+        flush = {i for i in indices if rows[i].x0 - left < _MIN_INDENT}
+        if indented and len(indented) >= 0.15 * len(indices):
+            # hanging indent (flush rows open entries) or first-line indent (indented rows
+            # do): the reading whose openers look more like the start of a reference wins
+            first_line = indented | ({indices[0]} if indices[0] == 0 else set())
+            starts |= flush if _opener_score(rows, flush) >= _opener_score(rows, first_line) else first_line
+        else:
+            starts |= gap_starts & set(indices)
+    return starts | {0}
 
 
 def _opener_score(rows: list[_Row], starts: set[int]) -> float:
-    """How much the rows in ``starts`` look like openers: a capital (or a digit) first, and a
-    row before that ends an entry (a full stop, a closing bracket or a DOI/URL)."""
+    """How much the rows in ``starts`` look like entry openers: the row before (in the same
+    column) stops short of the column's right edge and ends like an entry (a full stop, a
+    DOI), as an entry's last row does, and the row opens with a capital, a digit or a bracket."""
     if not starts:
         return 0.0
-    score = 0
+    right: dict[tuple[int, str], float] = {}
+    for row in rows:
+        right[row.key] = max(right.get(row.key, 0.0), row.x1)
+    short = capital = ended = counted = 0
     for index in starts:
-        score += rows[index].text[:1].isupper() or rows[index].text[:1] in "[(\u201c\"" or rows[index].text[:1].isdigit()
-        score += index == 0 or rows[index - 1].text.rstrip().endswith((".", ")", "]")) or "/" in rows[index - 1].text.split()[-1]
-    return score / (2 * len(starts))
+        first = rows[index].text[:1]
+        capital += first.isupper() or first.isdigit() or first in "[(\u201c\""
+        ended += index == 0 or _ends_entry(rows[index - 1].text)
+        if index and rows[index - 1].key == rows[index].key:
+            counted += 1
+            short += rows[index - 1].x1 < right[rows[index].key] - 10
+    return (short / counted if counted else 0.0) + (capital + ended) / len(starts)
 
 
 def _gap_starts(rows: list[_Row], blocks: list[VBlock]) -> set[int]:
-    """Rows after a wider gap than the list's usual advance, or after a short row ending
-    with a full stop; the first row of each visual block too."""
+    """Rows after a wider gap than the list's usual advance, or after a short row that ends
+    like an entry (a full stop, a DOI) or before one that opens with an author's name."""
     advances = [b.first.y0 - a.first.y0 for a, b in pairwise(rows)
                 if a.key == b.key and b.first.y0 > a.first.y0]
     usual = statistics.median(advances) if advances else 0.0
-    block_firsts = {id(block.lines[0]) for block in blocks if block.lines}
     right = {}
     for row in rows:
         right[row.key] = max(right.get(row.key, 0.0), row.x1)
@@ -170,10 +186,9 @@ def _gap_starts(rows: list[_Row], blocks: list[VBlock]) -> set[int]:
         gap = row.first.y0 - prev.first.y0
         if prev.key == row.key and usual and gap > 1.3 * usual:
             starts.add(index)
-        elif id(row.first) in block_firsts and prev.key == row.key:
-            starts.add(index)
-        elif (prev.x1 < right[prev.key] - 15 and _ends_entry(prev.text)
-              and row.text[:1].isupper()):
+        elif prev.x1 < right[prev.key] - 15 and (
+            (_ends_entry(prev.text) and row.text[:1].isupper()) or opens_with_name(row.text)
+        ):
             starts.add(index)
     return starts
 

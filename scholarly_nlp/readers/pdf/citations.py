@@ -140,11 +140,14 @@ class CitationLinker:
         year = re.search(r"(?:1[5-9]|20)\d\d", marker_text)
         if year is None:
             return None
-        names = re.split(r"\s+(?:et\s*al|and|&)\b|,|\(", marker_text[: year.start()])
+        names = re.split(r"\s+(?:et\s*al\b|and\b|&)|,|\(", marker_text[: year.start()])
         words = names[0].split()
         if not words:
             return None
-        candidates = self.by_author_year.get((fold(words[-1]), year.group()), [])
+        # a surname is the last word ("van der Berg"), an organisation may be cited by its
+        # first ("ETC Group")
+        candidates = (self.by_author_year.get((fold(words[-1]), year.group()))
+                      or self.by_author_year.get((fold(words[0]), year.group()), []))
         if len(candidates) <= 1:
             return candidates[0] if candidates else None
         if len(names) > 1 and names[1].split():
@@ -171,8 +174,8 @@ class CitationLinker:
         return markers
 
     def _number_refs(self, inner: str, offset: int) -> list[InlineRef]:
-        """One ref per cited number of a bracket's content, or none when a number names no
-        entry of a numbered list (an interval "[0, 1]", not a citation)."""
+        """One ref per cited number of a bracket's content (unlinked when the list has no
+        entry of that number), or none when the bracket is no citation."""
         refs: list[InlineRef] = []
         covered: set[tuple[int, int]] = set()
         for match in _RANGE_RE.finditer(inner):
@@ -188,8 +191,11 @@ class CitationLinker:
                 continue
             refs.append(InlineRef(offset + match.start(), offset + match.end(), "bibr",
                                   self.by_label.get(int(match.group()))))
-        if self.by_label and any(ref.target is None for ref in refs):
-            return []
+        numbers = [int(n) for n in _NUMBER_RE.findall(inner)]
+        if 0 in numbers or (self.by_label and not any(ref.target for ref in refs)
+                            and max(numbers) > 2 * max(self.by_label)):
+            return []  # an interval "[0, 1]" or a year "[2019]", not a citation
+        # a number the list lacks (an entry lost, or a misprint) stays an unlinked marker
         return sorted(refs, key=lambda r: (r.start, r.end))
 
 

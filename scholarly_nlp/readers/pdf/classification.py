@@ -34,7 +34,9 @@ _AFTER_REFERENCES_RE = re.compile(
     re.IGNORECASE,
 )
 _REFERENCES_RE = re.compile(
-    r"^(?:references?|bibliography|literature cited|works cited|reference list|citations)$",
+    r"^(?:references?(?: and notes| cited)?|bibliography|literature cited|works cited|cited literature|"
+    r"reference list|citations|further reading|(?:literature|studies|papers|articles|works) "
+    r"(?:included|reviewed|analy[sz]ed)\b.*)$",
     re.IGNORECASE,
 )
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
@@ -71,6 +73,7 @@ class Classifier:
         self.abstract_size: Optional[float] = None
         self.interrupted = False
         self.reference_blocks: list[VBlock] = []
+        self.list_was_a_box = False  # the last list ended where the body's numbering went on
 
     def _text_top(self) -> Optional[float]:
         """Where page one's running text starts: its first section heading or block of body
@@ -121,6 +124,12 @@ class Classifier:
         if self.state != "refs" and not front and self._references_label(block):
             self.state = "refs"  # a bibliography label in any typeface, in any state
             self.interrupted = True
+            # a list the body went on after (a "References" box beside the text) gives way
+            # to the paper's own list; lists after each other ("Literature cited", then
+            # "Studies included in the review") are one bibliography
+            if self.list_was_a_box:
+                self.reference_blocks = []
+            self.list_was_a_box = False
             if len(block.lines) > 1:
                 self._refs(VBlock(block.lines[1:], block.page))
             return
@@ -190,6 +199,7 @@ class Classifier:
                  or (head[0] and head[0][0].isalpha()) or self._new_numbered_section(head[0], block))
         ):
             self.state = "body"
+            self.list_was_a_box = self._new_numbered_section(head[0], block)
             self._body(block)
             return
         self.reference_blocks.append(block)

@@ -8,9 +8,10 @@ the whole list, since a style never mixes them, which is what stops a title-case
 being read as more names; the title is a quoted string (IEEE) or the sentence after the
 authors and year.
 
-refextract (INSPIRE) was measured for this and not used: it is built for physics report
-numbers and journal abbreviations and returns no article title outside quotes (see the
-benchmarks README for the numbers).
+refextract (INSPIRE) was measured for this and not used: given the same entry strings it
+finds .139 of GROBID's titles against .817 here, since it is built for physics report
+numbers and journal abbreviations and returns an article title only when it is quoted (see
+``benchmarks/README.md``).
 """
 
 from __future__ import annotations
@@ -21,20 +22,28 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 
+_YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
 _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
 _LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
-_PARTICLE = r"(?:(?:[Vv]an|[Vv]on|[Dd]er|[Dd]en|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|[Dd]u|[Ll]a|[Ll]e|[Dd]os|[Dd]as|ter|ten|bin|[Aa]l|[Ee]l|[Ss]t\.)\s+)*"
+_PARTICLE = r"(?:(?:[Zz]u|[Vv]an|[Vv]on|[Dd]er|[Dd]en|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|[Dd]u|[Ll]a|[Ll]e|[Dd]os|[Dd]as|ter|ten|bin|[Aa]l|[Ee]l|[Ss]t\.)\s+)*"
 _SURNAME = rf"{_PARTICLE}(?:[{_UP}]['\u2019])?[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*[{_LOW}{_UP}]"
 _INITIALS = rf"[{_UP}]\.(?:\s?-?\s?[{_UP}]\.)*"
 _BARE_INITIALS = rf"[{_UP}]{{1,3}}(?![{_LOW}\w])"
-_GIVEN = rf"[{_UP}][{_LOW}]+(?:-[{_UP}]?[{_LOW}]+)?"
+#: Words that open titles and are not given names ("The KDD process ..." is no "The KDD").
+_TITLE_OPENERS = ("The|A|An|On|In|Of|For|To|Towards?|How|What|When|Why|Where|Which|Using|Is|Are|Do|Does|Can|"
+                  "From|With|Beyond|Learning|Deep|Neural|Data|Improving|Automatic|Evaluating|Understanding|"
+                  "Effects?|Impact|Analysis|Modeling|Modelling|Toward|New|Recent|Large|Global|Social")
+_GIVEN = rf"(?!(?:{_TITLE_OPENERS})\b)[{_UP}][{_LOW}]+(?:-[{_UP}]?[{_LOW}]+)?"
 
 #: Name forms, each with the group holding the surname. Order breaks ties.
 _NAME_FORMS = {
-    "surname_initials": re.compile(rf"(?P<surname>{_SURNAME}),\s*(?P<given>{_INITIALS}(?:\s?[{_UP}]\b)?)"),
+    # an inverted name may have a two-word surname ("Porsdam Mann, S."): the comma anchors it
+    "surname_initials": re.compile(
+        rf"(?P<surname>{_SURNAME}(?:\s{_SURNAME})?),\s*(?P<given>{_INITIALS}(?:\s?[{_UP}]\b)?|[{_UP}]{{1,3}}(?=,|\s+(?:and|&)\s|\s+\(?{_YEAR}\b))"),
     "initials_surname": re.compile(rf"(?P<given>{_INITIALS})\s*(?P<surname>{_SURNAME})"),
+    "surname_dotted": re.compile(rf"(?P<surname>{_SURNAME})\s+(?P<given>{_INITIALS})"),
     "surname_bare": re.compile(rf"(?P<surname>{_SURNAME})\s+(?P<given>{_BARE_INITIALS})"),
-    "surname_given": re.compile(rf"(?P<surname>{_SURNAME}),\s*(?P<given>{_GIVEN}(?:\s+(?:{_INITIALS}|{_GIVEN}))*)"),
+    "surname_given": re.compile(rf"(?P<surname>{_SURNAME}(?:\s{_SURNAME})?),\s*(?P<given>{_GIVEN}(?:\s+(?:{_INITIALS}|{_GIVEN}))*)"),
     "given_surname": re.compile(
         rf"(?P<given>{_GIVEN}(?:\s+(?:{_INITIALS}|[{_UP}]\b|{_GIVEN}))*)\s+(?P<surname>{_SURNAME})"
     ),
@@ -45,15 +54,17 @@ _FORM_PAIRS = [(form, form) for form in _NAME_FORMS] + [
     ("surname_initials", "initials_surname"),
     ("surname_given", "given_surname"),
 ]
-_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+|;\s*)")
-_ET_AL = re.compile(r"\s*,?\s*(?:et\s*al\.?|et\s+al\b|\.\.\.|\u2026)")
+# APA's "A, B, ... & Z" leaves names out with an ellipsis and goes on to the last author
+_SEPARATOR = re.compile(r"\s*(?:,?\s*(?:\.\.\.|\u2026)\s*(?:,\s*)?(?:&|and)?\s*|,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+|;\s*)")
+_ET_AL = re.compile(r"\s*,?\s*(?:et\s*al\.?|et\s+al\b)")
 _LABEL = re.compile(r"^\s*(?:\[(?P<a>\d{1,4})\]|\((?P<b>\d{1,4})\)|(?P<c>\d{1,4})\.(?=\s)|(?P<d>\d{1,4})(?=\s+\S))\s*")
 _DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/\s*|doi\s*:?\s*)?(?P<doi>10\.\d{4,9}/\s?\S+)", re.IGNORECASE)
 _URL = re.compile(r"(?:\[?online\]?\.?\s*)?(?:available\s+(?:at|from|online)\s*:?\s*)?"
                   r"(?:https?://|www\.)\S+(?:\s+\S+/\S*)*", re.IGNORECASE)
-_YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
-_LEADING_YEAR = re.compile(rf"^[\s.,:;]*\(?(?P<year>{_YEAR}|n\.\s?d\.|in press|forthcoming)\)?[.,:;]?\s*", re.IGNORECASE)
-_ANY_YEAR = re.compile(rf"(?<![\d/.-])(?P<year>{_YEAR})(?![\d/])")
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_LEADING_YEAR = re.compile(rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|n\.\s?d\.|in press|forthcoming)(?:,\s*{_MONTH}(?:\s*\d{{1,2}})?)?\)?[.,:;]?\s*",
+    re.IGNORECASE)
+_ANY_YEAR = re.compile(rf"(?<![\d/.:-])(?P<year>{_YEAR})(?![\d/]|\.\d)")
 _QUOTED = re.compile(r"[\u201c\u201d\"\u2018\u00ab](?P<title>[^\u201c\u201d\"\u00bb]{6,400}?)[,.]?[\u201d\"\u2019\u00bb]")
 _IN_PREFIX = re.compile(r"^[\s.,:;]*(?:in\s*:|in\s+(?=[A-Z])|accessed\b)?\s*", re.IGNORECASE)
 _VENUE_END = re.compile(r",\s*(?:vol|pp|pages?|no|issue|chap|ch|ed|eds)\b\.?|\s\d|\(|;|\.\s|\.$|,\s*\d", re.IGNORECASE)
@@ -92,9 +103,58 @@ def entry_label(text: str) -> Optional[str]:
     return next((g for g in match.group("a", "b", "c", "d") if g), None) if match else None
 
 
+def label_style(text: str) -> Optional[str]:
+    """How a numbered entry's number is printed: "bracket", "paren", "dot" or "bare"."""
+    match = _LABEL.match(text)
+    if match is None:
+        return None
+    return next(style for style, group in zip(("bracket", "paren", "dot", "bare"), "abcd") if match.group(group))
+
+
+def opens_with_name(text: str) -> bool:
+    """Whether ``text`` opens with an inverted author name and a year or another name
+    ("Antiochos, S. K. 2013", "Smith, J., Lee, K."): a row that starts an entry."""
+    match = _NAME_FORMS["surname_initials"].match(text)
+    return match is not None and re.match(rf"\s*(?:,|&|and\b|\(?{_YEAR})", text[match.end():]) is not None
+
+
+_SPACING_ACCENTS = {"\u00b4": "\u0301", "`": "\u0300", "\u02c6": "\u0302", "\u00a8": "\u0308",
+                    "\u02dc": "\u0303", "\u00b8": "\u0327", "\u02c7": "\u030c"}
+_ACCENT_CHARS = "".join(_SPACING_ACCENTS)
+_VOWELS = "AEIOUYaeiouy\u0131"
+
+
+def compose_accents(text: str) -> str:
+    """Spacing accents a PDF prints beside their letter ("Be\u00b4langer", "Cot\u02c6 e\u00b4") put on
+    it ("B\u00e9langer", "C\u00f4t\u00e9"): on the vowel before, else on the vowel after."""
+    if not any(accent in text for accent in _SPACING_ACCENTS):
+        return text
+    out: list[str] = []
+    for i, char in enumerate(text):
+        if char not in _SPACING_ACCENTS:
+            out.append(char)
+            continue
+        base = next((c for c in reversed(out) if not unicodedata.combining(c)), "")
+        after = text[i + 1] if i + 1 < len(text) else ""
+        if base and base in _VOWELS and out[-1] != " ":
+            out.append(_SPACING_ACCENTS[char])
+        elif after in _VOWELS and after:
+            out.append(after)  # the accent goes on the next vowel, which is skipped below
+            out.append(_SPACING_ACCENTS[char])
+            out.append("\0")
+        elif base.isalpha() and out[-1] != " ":
+            out.append(_SPACING_ACCENTS[char])
+        else:
+            out.append(char)
+    text = "".join(out)
+    # drop the vowel each placeholder says was already written
+    text = re.sub("\0.", "", text, flags=re.S)
+    return unicodedata.normalize("NFC", text)
+
+
 def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
     """Read one reference's fields from its text (``numbered``: it opens with its number)."""
-    text = " ".join(text.split())
+    text = compose_accents(" ".join(text.split()))
     parsed = ParsedReference(text)
     body = text
     if numbered:
@@ -108,13 +168,18 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
         body = body[: doi.start()] + body[doi.end():]
     body = _URL.sub(" ", body).strip()
     quoted = _QUOTED.search(body)
-    if quoted and quoted.start() > 0:
-        _read_authors(parsed, body[: quoted.start()])
-        parsed.title = _clean(quoted.group("title"))
-        rest = body[quoted.end():]
-        parsed.venue = _venue(rest)
-        parsed.year = _last_year(rest) or _last_year(body[: quoted.start()])
-        return parsed
+    if quoted and quoted.start() > 0 and len(quoted.group("title").split()) >= 2:
+        before = body[: quoted.start()]
+        end = _read_authors(parsed, before)
+        # the quote is the title only right after the authors (and a year): "Smith, J.,
+        # 2019, "Title"", not a quoted word inside an unquoted title
+        if end and not re.sub(rf"(?:et\s*al\.?|{_YEAR}|{_MONTH}|\d{{1,2}}|[\s.,:;()])", "", before[end:]):
+            parsed.title = _clean(quoted.group("title"))
+            rest = body[quoted.end():]
+            parsed.venue = _venue(rest)
+            parsed.year = _last_year(rest) or _last_year(before)
+            return parsed
+        parsed.authors, parsed.surnames = [], []
     end = _read_authors(parsed, body)
     rest = body[end:]
     year = _LEADING_YEAR.match(rest)
@@ -127,6 +192,10 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
     if quoted:
         parsed.title = _clean(quoted.group("title"))
         rest = rest.lstrip(" ,.:")[quoted.end():]
+    elif rest.lstrip().startswith(",") and not parsed.year:
+        # authors closed by a comma (Elsevier, Springer numbered styles): the title runs to
+        # the comma before the container ("..., in: Proc. ...", "..., Computer 42 (8) (2009)")
+        parsed.title, rest = _comma_title(rest)
     else:
         parsed.title, rest = _sentence(rest)
     parsed.venue = _venue(rest)
@@ -137,12 +206,20 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
 
 def _read_authors(parsed: ParsedReference, text: str) -> int:
     """Fill ``authors`` and ``surnames`` from the start of ``text``; return where they end."""
-    best: tuple[int, list[tuple[str, str]]] = (0, [])
+    best: tuple[tuple[bool, int, int], int, list[tuple[str, str]]] = ((False, 0, 0), 0, [])
     for first, rest in _FORM_PAIRS:
         end, names = _name_list(_NAME_FORMS[first], _NAME_FORMS[rest], text)
-        if end > best[0]:
-            best = (end, names)
-    end, names = best
+        # the longest reading whose next word can open a year or a title ("Gipe P. Wind
+        # energy comes of age" is "Gipe P." then a title, not the name "Gipe P. Wind")
+        key = (bool(names) and _opens_next_part(text[end:]), end, len(names))
+        if names and key > best[0]:
+            best = (key, end, names)
+    _, end, names = best
+    organisation = _ORGANISATION.match(text)
+    if organisation and (not names or end < organisation.end("name")):
+        parsed.authors = [organisation.group("name")]
+        parsed.surnames = [fold(organisation.group("name").split()[0])]
+        return organisation.end("name")
     if not names:
         # an organisation or a bare surname ("BP. 2013."): everything before the year
         year = _ANY_YEAR.search(text[:120])
@@ -156,6 +233,16 @@ def _read_authors(parsed: ParsedReference, text: str) -> int:
     parsed.authors = [f"{given} {surname}".strip() for given, surname in names]
     parsed.surnames = [fold(surname.split()[-1]) for _, surname in names]
     return end
+
+
+#: An organisation as author: a few capitalised words closed by a full stop ("IEA.", "Ecoinvent Centre.").
+_ORGANISATION = re.compile(rf"(?P<name>(?:[{_UP}][\w&\-]*)(?:\s+(?:of|for|and|the|[{_UP}][\w&\-]*)){{0,5}})\.\s+(?=[{_UP}\d(])")
+
+
+def _opens_next_part(text: str) -> bool:
+    """Whether ``text`` (after an author list) opens like a year, a title or a quote."""
+    text = text.lstrip(" .,:;")
+    return not text or not text[0].islower()
 
 
 def _name_list(first: re.Pattern, form: re.Pattern, text: str) -> tuple[int, list[tuple[str, str]]]:
@@ -180,7 +267,19 @@ def _name_list(first: re.Pattern, form: re.Pattern, text: str) -> tuple[int, lis
 
 
 def _sentence(text: str) -> tuple[str, str]:
-    """The first sentence of ``text`` (the title) and what follows it."""
+    """The title at the start of ``text`` and what follows it: its first sentence, with the
+    next one when that is a subtitle ("All too human? Mapping the risk ...", "Mirages. On
+    anthropomorphism ...": a question or a word or two, and more sentences after them)."""
+    title, rest = _first_sentence(text)
+    if title and rest and (title.endswith("?") or len(title.split()) <= 3):
+        subtitle, after = _first_sentence(rest)
+        if subtitle[:1].isupper() and after.strip():
+            return f"{title}{'' if title.endswith('?') else '.'} {subtitle}", after
+    return title, rest
+
+
+def _first_sentence(text: str) -> tuple[str, str]:
+    """The first sentence of ``text`` and what follows it."""
     text = text.lstrip(" .,:;")
     for match in re.finditer(r"[.?!](?=\s+\S|\s*$)", text):
         before = text[: match.start()]
@@ -192,14 +291,39 @@ def _sentence(text: str) -> tuple[str, str]:
     return _clean(text), ""
 
 
+_TITLE_END_COMMA = re.compile(
+    rf",\s+(?=(?:in:?\s|In\s|URL\b|arXiv|https?:|vol\.|pp\.|{_YEAR}\b|"
+    rf"[{_UP}][\w.&\-\u2019' ]{{0,80}}?\s\d+\s*[(,:]|[{_UP}][\w.&\-\u2019' ]{{0,80}}?,\s*{_YEAR}\b))"
+)
+
+
+def _comma_title(text: str) -> tuple[str, str]:
+    """A title closed by a comma before its container, and what follows it."""
+    text = text.lstrip(" .,:;")
+    end = _TITLE_END_COMMA.search(text)
+    if end is None:
+        return _sentence(text)
+    return _clean(text[: end.start()]), text[end.end():]
+
+
 def _venue(text: str) -> str:
     """The container (journal, proceedings, publisher) at the start of ``text``."""
     text = _IN_PREFIX.sub("", text, count=1)
     text = re.sub(rf"^\(?{_YEAR}\)?[.,:]?\s*", "", text)
-    end = _VENUE_END.search(text)
+    end = next((m for m in _VENUE_END.finditer(text) if not _abbreviation_stop(text, m)), None)
     venue = text[: end.start()] if end else text
     venue = venue.strip(" .,:;")
     return venue if re.search(rf"[{_UP}{_LOW}]{{2}}", venue) else ""
+
+
+def _abbreviation_stop(text: str, match: re.Match) -> bool:
+    """Whether a full stop ends an abbreviated word of a venue ("J. Things", "Proc. IEEE
+    Conf."), followed by more of its name, rather than the venue."""
+    if not match.group().startswith("."):
+        return False
+    words = text[: match.start()].split()
+    after = text[match.end():].lstrip()
+    return bool(words) and len(words[-1]) <= 6 and words[-1][:1].isupper() and after[:1].isupper()
 
 
 def _last_year(text: str) -> Optional[str]:

@@ -1,0 +1,210 @@
+"""The PDF reader's bibliography and citation links (issue 14, items 1 and 2).
+
+Real papers of four reference styles are read and held to GROBID's TEI of the same PDF: the
+entries' titles are found, numbered markers link to the entry with their printed number and
+author-year markers to the entry of that first author and year. Hand-built PDFs cover the
+bad input: a reference list with nothing readable, markers no entry matches, a number
+printed twice.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import Counter
+
+import pytest
+from lxml import etree
+
+import pdf_samples
+from conftest import data_path, need
+from scholarly_nlp import read
+from scholarly_nlp.readers import read_pdf
+from scholarly_nlp.readers.pdf.reference_parser import compose_accents, parse_reference
+
+TEI_NS = {"t": "http://www.tei-c.org/ns/1.0"}
+PAIRS = data_path("pdf-pairs")
+WITH_PDF = data_path("tei", "with-pdf")
+needs_data = pytest.mark.needs_data("pdf-pairs", "tei/with-pdf")
+
+#: (folder, name): ACL author-year, PLOS numbered Vancouver, IEEE numbered with quoted titles,
+#: PeerJ author-year with a hanging indent
+PAPERS = [(WITH_PDF, "N18-3011"), (WITH_PDF, "journal.pone.0319315"), (PAIRS, "mauricio_DLVGP"),
+          (PAIRS, "tannonk_10.7717_peerj.5504")]
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def token_f1(a: list[str], b: list[str]) -> float:
+    common = sum((Counter(a) & Counter(b)).values())
+    return 2 * common / (len(a) + len(b)) if common else 0.0
+
+
+def grobid_titles(tei_path) -> list[str]:
+    """The titles of GROBID's bibliography entries (article title, else the monograph's)."""
+    tree = etree.parse(str(tei_path))
+    titles = []
+    for entry in tree.findall(".//t:back//t:listBibl/t:biblStruct", TEI_NS):
+        title = entry.find("t:analytic/t:title", TEI_NS)
+        if title is None:
+            title = entry.find("t:monogr/t:title", TEI_NS)
+        text = " ".join("".join(title.itertext()).split()) if title is not None else ""
+        if len(tokens(text)) >= 2:
+            titles.append(text)
+    return titles
+
+
+@pytest.fixture(scope="module")
+def papers():
+    """The four papers, read once."""
+    need(WITH_PDF)
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {name: (read_pdf(folder / f"{name}.pdf"), folder / f"{name}.tei.xml") for folder, name in PAPERS}
+
+
+@needs_data
+@pytest.mark.parametrize("name", [name for _, name in PAPERS])
+def test_most_of_grobids_entries_are_found_with_their_title(papers, name):
+    paper, tei = papers[name]
+    ours = [tokens(entry.title) for entry in paper.bibliography.values()]
+    gold = grobid_titles(tei)
+    found = sum(1 for title in gold if max((token_f1(tokens(title), t) for t in ours), default=0) >= 0.8)
+    assert found >= 0.8 * len(gold), f"{found} of {len(gold)} GROBID titles found"
+    assert len(paper.bibliography) <= 1.5 * len(gold) + 2, "no list of fragments"
+    entries = list(paper.bibliography.values())
+    assert sum(1 for e in entries if e.authors and e.year) >= 0.85 * len(entries)
+
+
+@needs_data
+def test_numbered_entries_keep_their_order_and_numbers_link_to_them(papers):
+    paper, _ = papers["journal.pone.0319315"]
+    refs = [(b.text[r.start:r.end], r.target) for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"]
+    assert refs and all(target for _, target in refs), "every [n] of PLOS links"
+    # "[12]" links to the 12th entry, whose id is b11
+    singles = [(text, target) for text, target in refs if re.fullmatch(r"\[\d+\]", text)]
+    assert singles and all(target == f"b{int(text[1:-1]) - 1}" for text, target in singles)
+    ieee, _ = papers["mauricio_DLVGP"]
+    lecun = next(e for e in ieee.bibliography.values() if "handwritten zip code" in e.title)
+    assert lecun.year == "1989" and lecun.title.startswith("Backpropagation applied")
+    assert lecun.venue.startswith("Neural Comput")
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["N18-3011", "tannonk_10.7717_peerj.5504"])
+def test_author_year_markers_link_to_the_entry_of_that_author_and_year(papers, name):
+    paper, _ = papers[name]
+    markers = [(b.text[r.start:r.end], r.target) for b in paper.blocks_of("paragraph") for r in b.refs
+               if r.kind == "bibr"]
+    linked = [(text, target) for text, target in markers if target]
+    assert len(linked) >= 0.7 * len(markers)
+    for text, target in linked:
+        entry = paper.bibliography[target]
+        year = re.search(r"(?:19|20)\d\d", text).group()
+        first_word = re.split(r"\s+(?:et\s*al|and|&)\b|,|\(", text)[0].split()[-1]
+        assert entry.year.startswith(year), (text, entry)
+        assert tokens(first_word)[0] in tokens(" ".join(entry.authors)), (text, entry)
+
+
+@needs_data
+def test_a_pdf_doc_has_citances_linked_to_its_bibliography():
+    need(WITH_PDF)
+    doc = read(WITH_PDF / "journal.pone.0319315.pdf")
+    citances = doc._.citances
+    assert citances and sum(1 for c in citances if c.bib_ids) >= 0.9 * len(citances)
+    first = citances[0]
+    assert set(first.bib_ids) <= set(doc._.bibliography)
+    assert doc._.bibliography[first.bib_ids[0]]["title"]
+
+
+@pytest.mark.parametrize(
+    "text, numbered, authors, year, title_start",
+    [
+        # inverted first author, the others not (ecology journals)
+        ("Allan, J. A., D. McBain, and K. S. Wiebe. 2017b. A social footprint. Ecology 3:1-2.", False,
+         ["J. A. Allan", "D. McBain", "K. S. Wiebe"], "2017b", "A social footprint"),
+        # Vancouver without periods, a title-case word after one initial is the title
+        ("[5] Gipe P. Wind energy comes of age. New York: Wiley; 1995.", True, ["P. Gipe"], "1995", "Wind energy"),
+        # an organisation as author
+        ("IEA. 2000. Hydropower and the environment. Paris: IEA.", False, ["IEA"], "2000", "Hydropower"),
+        # APA with an ellipsis before the last author, a month in the date
+        ("Awad, E., Levine, S., ... & Tenenbaum, J. B. (2022, May). Computational ethics. Trends, 2, 1.", False,
+         ["E. Awad", "S. Levine", "J. B. Tenenbaum"], "2022", "Computational ethics"),
+        # Elsevier numbered: the title closed by a comma before the journal
+        ("[3] Tao Xie, David Lo, Data mining for software engineering, Computer 42 (8) (2009) 55-62.", True,
+         ["Tao Xie", "David Lo"], "2009", "Data mining for software engineering"),
+        # an arXiv number is no year
+        ("[6] C. Beattie et al., \u201cDeepMind lab,\u201d 2016, arXiv:1612.03801.", True, ["C. Beattie"], "2016",
+         "DeepMind lab"),
+    ],
+)
+def test_reference_styles_are_read_field_by_field(text, numbered, authors, year, title_start):
+    parsed = parse_reference(text, numbered=numbered)
+    assert parsed.authors == authors
+    assert parsed.year == year
+    assert parsed.title.startswith(title_start)
+    assert not parsed.title.endswith((".", ","))
+
+
+def test_a_doi_is_read_and_kept_out_of_the_title():
+    parsed = parse_reference("Smith, J. (2019). Things. Nature, 3, 4. https://doi.org/10.1038/s41586-019-1.")
+    assert parsed.doi == "10.1038/s41586-019-1"
+    assert parsed.title == "Things" and parsed.venue == "Nature"
+
+
+def test_spacing_accents_are_put_on_their_letter():
+    assert compose_accents("Be\u00b4langer") == "B\u00e9langer"
+    assert compose_accents("Schro\u00a8dinger") == "Schr\u00f6dinger"
+    assert compose_accents("plain text") == "plain text"
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def _paper_pdf(tmp_path, body: list[str], references: list[str]):
+    """A one-page PDF: a section, the body lines, "References", then the reference lines."""
+    lines = [(72, 740, 14, "A Study of Things"), (72, 700, 10, "1 Introduction")]
+    y = 680
+    for text in body:
+        lines.append((72, y, 10, text))
+        y -= 13
+    y -= 10
+    lines.append((72, y, 10, "References"))
+    for text in references:
+        y -= 13
+        lines.append((72, y, 10, text))
+    path = tmp_path / "paper.pdf"
+    path.write_bytes(pdf_samples.pdf_bytes([pdf_samples.text_page(612, 792, lines)]))
+    return path
+
+
+BODY = ["We build on earlier work [1] and on a second study [2], and compare with",
+        "the results of a third one [3] that came out of the same laboratory. This",
+        "paragraph is long enough to be body text of the paper that cites them."] * 3
+
+
+def test_a_reference_list_with_nothing_readable_warns_and_leaves_markers_unlinked(tmp_path):
+    path = _paper_pdf(tmp_path, BODY, ["----", "~~~~ ~~~~", "....."])
+    with pytest.warns(UserWarning, match=r"paper\.pdf: its reference list has no entry"):
+        paper = read_pdf(path)
+    assert paper.bibliography == {}
+    markers = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"]
+    assert all(r.target is None for r in markers)
+
+
+def test_a_marker_no_entry_matches_stays_unlinked_and_a_repeated_number_links_the_first(tmp_path):
+    references = ["[1] A. Author, B. Writer, A first study of things, J. Things 1 (2001) 1-2.",
+                  "[2] C. Author, A second study of things, J. Things 2 (2002) 3-4.",
+                  "[2] D. Author, A repeated number, J. Things 3 (2003) 5-6.",
+                  "[4] E. Author, A fourth study of things, J. Things 4 (2004) 7-8."]
+    with pytest.warns(UserWarning, match=r"paper\.pdf: .*reference number\(s\) 2 are printed twice"):
+        paper = read_pdf(_paper_pdf(tmp_path, BODY, references))
+    assert len(paper.bibliography) == 4
+    targets = {paper.blocks_of("paragraph")[0].text[r.start:r.end]: r.target
+               for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"}
+    assert targets["[1]"] == "b0"
+    assert targets["[2]"] == "b1", "a number printed twice links to its first entry"
+    assert targets["[3]"] is None, "no entry is numbered 3: the marker is kept, unlinked"
