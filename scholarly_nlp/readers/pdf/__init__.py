@@ -16,10 +16,13 @@ each; :func:`~scholarly_nlp.readers.pdf.reader.read_pdf` runs them in this order
   region is left out of the paragraphs;
 - ``title`` and ``classification``: blocks become the title, the abstract, headings and
   paragraphs (split on indentation, continued across columns and pages), or are dropped
-  (front matter, footnotes, formulas, the bibliography);
+  (front matter, footnotes, formulas); the reference list's blocks are set aside;
+- ``bibliography``: the reference list is cut into entries (printed numbers, hanging or
+  first-line indents, gaps) and ``reference_parser`` reads each one's authors, year, title,
+  venue and DOI;
 - ``assembly``: units become the Paper's blocks (``dehyphenation``), paragraphs get their
-  inline references (``figure_mentions``, ``citations``; ``bibliography`` says whether
-  "[12]" is a citation);
+  inline references (``figure_mentions``; ``citations`` finds the citation markers and links
+  them to the entries by number, or by first author and year);
 - ``images``: on request, each figure's region is rendered to a PNG.
 """
 
