@@ -1,41 +1,87 @@
-"""Pass 8, title: the biggest text in the top half of page one (else its first bold block),
-with the blocks right below it in nearly the same size.
+"""Pass 8, title: the biggest text in the top half of the first page (else its first bold
+block), with the lines of the same size right above and below it.
 
-Consumes ``pages[0].blocks``; produces the title's :class:`VBlock` list.
+Consumes the pages' blocks; produces the title's :class:`VBlock` list. The first page is
+the paper's own: a repository's cover page (Cronfa, Edinburgh Research Explorer,
+ResearchGate, JSTOR ...) is passed over, and so is a journal banner (Elsevier's "Contents
+lists available at ... journal homepage").
 """
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from .model import Page, Stats, VBlock
 from .patterns import ABSTRACT_RE
 
+#: Text of a repository's or an aggregator's cover page, printed before the paper.
+COVER_PAGE_RE = re.compile(
+    r"research explorer|open access repository|researchgate|\bjstor\b|digitalcommons|"
+    r"citation for published version|this is the (?:accepted|author'?s?|peer reviewed) (?:manuscript|version)|"
+    r"downloaded from .*repository|\beprints\b|cronfa",
+    re.IGNORECASE,
+)
+#: A journal banner line; the journal's name printed near it is not the paper's title.
+_BANNER_RE = re.compile(r"journal homepage|contents lists available at|www\.elsevier\.com", re.IGNORECASE)
+
+
+def title_page(pages: list[Page]) -> int:
+    """The index of the paper's first page: 1 after a cover page, else 0."""
+    if len(pages) > 1:
+        text = " ".join(line.text for line in pages[0].lines[:80])
+        if COVER_PAGE_RE.search(text) and len(pages[0].lines) < 45:
+            return 1
+    return 0
+
 
 def find_title(pages: list[Page], stats: Stats) -> list[VBlock]:
-    """The title's blocks: the biggest text in the top half of page one (else its first bold
-    block), with the blocks right below it in nearly the same size (a title in two fonts)."""
-    first = _title_block(pages, stats)
+    """The title's blocks: the biggest text in the top half of the first page (else its
+    first bold block), with the blocks of nearly its size right below and above it (a title
+    over two lines, or in two fonts); side text beside it and tiny watermarks are passed."""
+    page = pages[title_page(pages)]
+    first = _title_block(page, stats)
     if first is None:
         return []
-    blocks = pages[0].blocks
+    blocks = page.blocks
+    index = blocks.index(first)
     title = [first]
-    for block in blocks[blocks.index(first) + 1 :]:
-        last = title[-1].bbox
-        if (
-            abs(block.size - first.size) > 0.08 * first.size
-            or block.bbox[1] - last[3] > 0.8 * first.size
-        ):
+    for block in reversed(blocks[:index]):
+        if _beside(block, title) or block.size < 0.6 * first.size:
+            continue
+        if not _continues(first, block, above=title[0]) or len(title) >= 3:
             break
-        if block.bbox[1] < last[1] or len(title) >= 3:
+        title.insert(0, block)
+    for block in blocks[index + 1:]:
+        if _beside(block, title) or block.size < 0.6 * first.size:
+            continue
+        if not _continues(first, title[-1], above=None, below=block) or len(title) >= 3:
             break
         title.append(block)
     return title
 
 
-def _title_block(pages: list[Page], stats: Stats) -> Optional[VBlock]:
+def _beside(block: VBlock, title: list[VBlock]) -> bool:
+    """Whether ``block`` shares no horizontal extent with the title (a side column)."""
+    x0 = min(b.bbox[0] for b in title)
+    x1 = max(b.bbox[2] for b in title)
+    return block.bbox[2] <= x0 or block.bbox[0] >= x1
+
+
+def _continues(first: VBlock, upper: VBlock, above: Optional[VBlock] = None,
+               below: Optional[VBlock] = None) -> bool:
+    """Whether two blocks, one right above the other, are lines of one title: nearly the same
+    size, a gap of at most one line's height."""
+    top, bottom = (upper, above) if above is not None else (upper, below)
+    if abs(top.size - first.size) > 0.08 * first.size or abs(bottom.size - first.size) > 0.08 * first.size:
+        return False
+    gap = bottom.bbox[1] - top.bbox[3]
+    return -0.2 * first.size <= gap <= 1.0 * first.size
+
+
+def _title_block(page: Page, stats: Stats) -> Optional[VBlock]:
     """The title's first block."""
-    page = pages[0]
+    banner = max((line.y1 for line in page.lines if _BANNER_RE.search(line.text)), default=None)
     candidates = [
         b
         for b in page.blocks
@@ -44,11 +90,15 @@ def _title_block(pages: list[Page], stats: Stats) -> Optional[VBlock]:
         and len(b.text.split()) >= 2
         and not b.lines[0].role
         and ABSTRACT_RE.match(b.text) is None
+        and (banner is None or b.bbox[1] > banner)
     ]
     if not candidates:
         return None
     biggest = max(candidates, key=lambda b: b.size)
     if biggest.size >= 1.12 * stats.body_size:
+        return biggest
+    # a title barely bigger than the text, high on the page ("Genome Informatics" style)
+    if biggest.size >= 1.07 * stats.body_size and biggest.bbox[1] < 0.3 * page.height and len(biggest.lines) <= 4:
         return biggest
     bold = [b for b in candidates if all(l.bold for l in b.lines) and len(b.lines) <= 3]
     return bold[0] if bold else None

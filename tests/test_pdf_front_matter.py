@@ -1,0 +1,47 @@
+"""The PDF reader's front matter on publishers beyond ACL (issue 14, item 3): the title is
+the paper's, not a repository cover page's, a journal banner's or half of it.
+
+Each case is a real PDF of ``pdf-pairs`` whose title GROBID read right, compared with the
+title of GROBID's TEI of the same file.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+from lxml import etree
+
+from conftest import data_path, need
+from scholarly_nlp.readers import read_pdf
+
+PAIRS = data_path("pdf-pairs")
+TEI_NS = {"t": "http://www.tei-c.org/ns/1.0"}
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ser763_demographic-histories-and",  # a repository's cover page comes first (Cronfa)
+        "mauricio_MIAA",  # a JSTOR cover page
+        "tannonk_10.1016_j.rser.2008.09.017",  # Elsevier's banner prints the journal bigger
+        "colrev_wagner2022",  # side text between the title's two lines
+        "grobidmonkey_example",  # a two-line title whose first line is a little smaller
+        "mauricio_AIPNAFLDF",  # a tiny download watermark between the title's lines
+        "mauricio_BSCA",  # a title barely bigger than the text
+    ],
+)
+def test_the_title_is_the_papers_own(name):
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / f"{name}.pdf")
+    tei = etree.parse(str(PAIRS / f"{name}.tei.xml"))
+    gold = " ".join("".join(tei.find(".//t:teiHeader//t:titleStmt/t:title", TEI_NS).itertext()).split())
+    assert tokens(paper.title) == tokens(gold)
