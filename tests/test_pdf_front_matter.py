@@ -45,3 +45,16 @@ def test_the_title_is_the_papers_own(name):
     tei = etree.parse(str(PAIRS / f"{name}.tei.xml"))
     gold = " ".join("".join(tei.find(".//t:teiHeader//t:titleStmt/t:title", TEI_NS).itertext()).split())
     assert tokens(paper.title) == tokens(gold)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_paper_after_a_cover_page_keeps_its_body():
+    """Cronfa's cover page, then a Nature Communications paper whose body has no heading
+    before its first paragraph: the body is read, not left in the front matter."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "ser763_demographic-histories-and.pdf")
+    words = sum(len(b.text.split()) for b in paper.blocks_of("paragraph"))
+    assert words > 3000
+    assert not any("Cronfa" in b.text for b in paper.blocks_of("paragraph"))

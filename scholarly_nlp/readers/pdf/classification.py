@@ -52,23 +52,25 @@ class Classifier:
     ``refs`` (the bibliography, set aside until an appendix heading).
     """
 
-    def __init__(self, pages: list[Page], stats: Stats, title: list[VBlock]) -> None:
+    def __init__(self, pages: list[Page], stats: Stats, title: list[VBlock], first_page: int = 0) -> None:
         self.pages = pages
         self.stats = stats
         self.title = title
+        self.first_page = first_page  # the paper's first page: 1 after a repository's cover page
         self.units: list[Unit] = []
         self.sections: list[Section] = []
         self.section_sizes: list[float] = []
         self.state = "front"
         label = next(
-            (b for b in self._blocks(max_page=2) if self._abstract_label(b) is not None), None
+            (b for b in self._blocks(max_page=first_page + 2) if b.page >= first_page
+             and self._abstract_label(b) is not None), None
         )
         self.has_abstract_label = label is not None
         # page-one blocks wholly above the "Abstract" label (or above where running text
         # starts) are front matter, wherever the column order puts them (an author block
         # in the right column)
         self.front_floor = (
-            label.bbox[1] if label is not None and label.page == 0 else self._text_top()
+            label.bbox[1] if label is not None and label.page == first_page else self._text_top()
         )
         self.abstract_size: Optional[float] = None
         self.interrupted = False
@@ -78,7 +80,7 @@ class Classifier:
     def _text_top(self) -> Optional[float]:
         """Where page one's running text starts: its first section heading or block of body
         lines, whichever is higher (for papers without an abstract label)."""
-        page = self.pages[0]
+        page = self.pages[self.first_page]
         tops = []
         for block in page.blocks:
             if any(block is t for t in self.title):
@@ -104,7 +106,7 @@ class Classifier:
             if any(block is t for t in self.title):
                 continue
             if (
-                block.page == 0
+                block.page == self.first_page
                 and self.front_floor is not None
                 and block.bbox[3] < self.front_floor - 1
             ):
@@ -120,7 +122,7 @@ class Classifier:
 
     def _take(self, block: VBlock) -> None:
         # a cover page (JSTOR, ResearchGate) prints "REFERENCES" or "CITATIONS" on page one
-        front = self.state == "front" and block.page == 0
+        front = self.state == "front" and block.page <= self.first_page
         if self.state != "refs" and not front and self._references_label(block):
             self.state = "refs"  # a bibliography label in any typeface, in any state
             self.interrupted = True
@@ -147,6 +149,11 @@ class Classifier:
             self._body(block)
 
     def _front(self, block: VBlock) -> None:
+        if block.page > self.first_page + 1:
+            # front matter never runs past the paper's second page: the body began unmarked
+            self.state = "body"
+            self._body(block)
+            return
         label = self._abstract_label(block)
         if label is not None:
             self.state = "abstract"
@@ -367,7 +374,7 @@ class Classifier:
 
     def _abstract_like(self, block: VBlock) -> bool:
         """Fallback for papers without an "Abstract" label: a long text block on page one."""
-        if block.page != 0 or len(block.lines) < 3 or len(block.text) < 250:
+        if block.page != self.first_page or len(block.lines) < 3 or len(block.text) < 250:
             return False
         page = self.pages[block.page]
         wide = [l for l in block.lines if is_body_like(l, page, Stats(block.size, 1.2))]

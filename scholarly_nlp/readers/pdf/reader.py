@@ -20,7 +20,7 @@ from .furniture import mark_furniture
 from .images import save_figure_images
 from .layout import layout_page
 from .model import Page
-from .title import find_title
+from .title import find_title, title_page
 from .typography import assign_sizes, doc_stats
 
 
@@ -68,8 +68,9 @@ def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -
         page.blocks = visual_blocks(page, stats)  # visual blocks
     captions = find_captions(pages)  # "Figure 3:" / "Table 2." blocks
     locate_floats(pdf, pages, captions, stats)  # each caption's figure or table region
+    first_page = title_page(pages)  # 1 after a repository's cover page
     title = find_title(pages, stats)
-    classifier = Classifier(pages, stats, title)
+    classifier = Classifier(pages, stats, title, first_page)
     units = classifier.run()  # title, abstract, headings, paragraphs; bibliography skipped
     return assemble_paper(  # blocks, inline references, one FigureInfo per caption
         paper_id, source, pages, units, classifier.sections, classifier.reference_blocks, captions
