@@ -208,3 +208,27 @@ def test_a_marker_no_entry_matches_stays_unlinked_and_a_repeated_number_links_th
     assert targets["[1]"] == "b0"
     assert targets["[2]"] == "b1", "a number printed twice links to its first entry"
     assert targets["[3]"] is None, "no entry is numbered 3: the marker is kept, unlinked"
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["mauricio_AIPNAFLDF", "yimin_ai_pain_medicine"])
+def test_superscript_citation_numbers_link_to_their_entries(name):
+    """Wiley and Dove print citations as raised numbers glued to the word ("population.1"):
+    read from the glyphs' raised, smaller boxes, they link like "[1]"."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / f"{name}.pdf")
+    markers = [(b.text[r.start:r.end], r.target) for b in paper.blocks_of("paragraph") for r in b.refs
+               if r.kind == "bibr"]
+    tree = etree.parse(str(PAIRS / f"{name}.tei.xml"))
+    grobid_linked = sum(1 for m in tree.findall(".//t:text/t:body//t:ref[@type='bibr']", TEI_NS) if m.get("target"))
+    linked = [(text, target) for text, target in markers if target]
+    assert len(linked) >= 0.8 * grobid_linked
+    # a single raised number links to the entry printed with that number (entries are
+    # numbered in order, so the n-th entry while none before it was lost)
+    singles = [(int(text), target) for text, target in linked if text.isdigit()]
+    assert singles
+    for number, target in singles:
+        if number <= 4:
+            assert target == f"b{number - 1}"

@@ -38,9 +38,10 @@ def assemble_paper(
     entries = read_bibliography(reference_blocks, pages, dehyphenator)
     paper.bibliography = {f"b{i}": _bib_entry(f"b{i}", e) for i, e in enumerate(entries)}
     texts = [_clean_text(dehyphenator.join(u.lines)) for u in units]
-    linker = CitationLinker(entries, numbered_labels(entries),
-                            [t for t, u in zip(texts, units) if u.kind == "paragraph"])
-    text_blocks = [_unit_block(u, t, targets, linker) for u, t in zip(units, texts)]
+    raised = [_superscripts(u, t) if u.kind == "paragraph" else [] for u, t in zip(units, texts)]
+    paragraphs = [(t, r) for t, r, u in zip(texts, raised, units) if u.kind == "paragraph"]
+    linker = CitationLinker(entries, numbered_labels(entries), paragraphs)
+    text_blocks = [_unit_block(u, t, r, targets, linker) for u, t, r in zip(units, texts, raised)]
     caption_blocks = [
         Block("caption", _clean_text(dehyphenator.join(c.block.lines)), figure_id=f.id)
         for c, f in zip(captions, paper.figures)
@@ -97,12 +98,29 @@ def _add_figures(paper: Paper, captions: list[Caption]) -> dict[tuple[str, str],
     return targets
 
 
-def _unit_block(unit: Unit, text: str, targets: dict, linker: CitationLinker) -> Block:
+def _superscripts(unit: Unit, text: str) -> list[tuple[int, int]]:
+    """(start, end) in ``text`` of each run of raised digits the unit's words carry."""
+    spans = []
+    cursor = 0
+    for line in unit.lines:
+        for word in line.words:
+            if word.sup < 0:
+                continue
+            at = text.find(word.text, cursor)
+            if at < 0:
+                continue  # the word was joined across a line break; its run is not placed
+            spans.append((at + word.sup, at + len(word.text)))
+            cursor = at + len(word.text)
+    return spans
+
+
+def _unit_block(unit: Unit, text: str, raised: list[tuple[int, int]], targets: dict,
+                linker: CitationLinker) -> Block:
     """A Block from a unit; paragraphs get their figure and citation references."""
     block = Block(unit.kind, text, section=unit.section)
     if unit.kind == "paragraph":
         figure_markers = [Marker(r.start, r.end, [r]) for r in figure_refs(text, targets)]
-        markers = _without_overlaps(figure_markers + linker.markers(text))
+        markers = _without_overlaps(figure_markers + linker.markers(text, raised))
         block.refs = [ref for marker in markers for ref in marker.refs]
     return block
 

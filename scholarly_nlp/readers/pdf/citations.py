@@ -102,7 +102,9 @@ class Marker:
 class CitationLinker:
     """Finds a paper's citation markers and links them to its parsed bibliography."""
 
-    def __init__(self, entries: list[ParsedReference], numbered: bool, paragraphs: list[str] = ()) -> None:
+    def __init__(self, entries: list[ParsedReference], numbered: bool,
+                 paragraphs: list[tuple[str, list[tuple[int, int]]]] = ()) -> None:
+        """``paragraphs``: each paragraph's text and its raised digit runs (superscripts)."""
         self.numbered = numbered
         self.by_label: dict[int, str] = {}
         self.by_author_year: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -118,16 +120,24 @@ class CitationLinker:
                 self.by_author_year[(entry.surnames[0], entry.year[:4])].append(bib_id)
                 if len(entry.surnames) > 1:
                     self.second_author[bib_id] = entry.surnames[1]
-        # "(12)" cites only where the paper never cites with "[12]"
-        self.parenthesised = numbered and bool(self.by_label) and not any(
-            self._numeric_markers(text, _BRACKET_CITE_RE) for text in paragraphs
-        ) and any(self._numeric_markers(text, _PAREN_CITE_RE) for text in paragraphs)
+        # "(12)" or a superscript cites only where the paper never cites with "[12]"
+        bracketed = any(self._numeric_markers(text, _BRACKET_CITE_RE) for text, _ in paragraphs)
+        self.parenthesised = numbered and bool(self.by_label) and not bracketed and any(
+            self._numeric_markers(text, _PAREN_CITE_RE) for text, _ in paragraphs)
+        self.superscripted = numbered and bool(self.by_label) and not bracketed and any(
+            raised for _, raised in paragraphs)
 
-    def markers(self, text: str) -> list[Marker]:
-        """The citation markers of one paragraph, each with its linked refs."""
+    def markers(self, text: str, raised: list[tuple[int, int]] = ()) -> list[Marker]:
+        """The citation markers of one paragraph, each with its linked refs; ``raised`` are
+        the paragraph's superscript digit runs."""
         found = [self._author_year(text, start, end) for start, end in _author_year_spans(text)]
         if self.numbered:
             found += self._numeric_markers(text, _PAREN_CITE_RE if self.parenthesised else _BRACKET_CITE_RE)
+        if self.superscripted:
+            for start, end in raised:
+                refs = self._number_refs(text[start:end], start)
+                if refs:
+                    found.append(Marker(start, end, refs))
         return found
 
     def _author_year(self, text: str, start: int, end: int) -> Marker:

@@ -37,6 +37,9 @@ _CLEAN_TABLE = {
 }
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _SECTION_NUMBER_RE = re.compile(r"^\d{1,2}(?:\.\d{1,2}){1,4}\.?$")
+#: A word ending in a run of citation numbers ("work1,2", "disease.3-5"); checked for a raised baseline.
+_NUMBER_TAIL_RE = re.compile(r"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*)$")
+_NUMBERS_RE = re.compile(r"^\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*$")
 
 
 def read_page(pdf: PdfHandle, index: int) -> Page:
@@ -119,6 +122,7 @@ def _page_lines(
             first, last = to_char(raw_tp, first), to_char(raw_tp, last)
         loose_box(raw_tp, first, rect)
         x0, y_top, y_bottom = rect.left, rect.top, rect.bottom
+        first_top, first_bottom = y_top, y_bottom
         if last != first:
             loose_box(raw_tp, last, rect)
             bottom = rect.bottom
@@ -131,14 +135,40 @@ def _page_lines(
         height = y_top - y_bottom
         if not -0.02 * height <= height - last_height <= 0.02 * height:
             last_height, last_size = height, font_size(raw_tp, first)
-        append(
-            Word(
-                cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first
-            )
-        )
+        word = Word(cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first)
+        if cleaned[-1:].isdigit():
+            word.sup = _superscript_start(raw_tp, cleaned, end, aligned, first_top, first_bottom,
+                                          words[-1] if words else None, word, rect)
+        append(word)
     if words:
         for segment in _segments(words):
             yield _make_line(segment, page_index, fonts)
+
+
+def _superscript_start(raw_tp, cleaned: str, end: int, aligned: bool, first_top: float, first_bottom: float,
+                       prev: "Word | None", word: Word, rect) -> int:
+    """Where a word's raised, smaller run of digits starts (a superscript citation), or -1.
+
+    A glued run ("work1,2") is measured against the word's first glyph; a run standing alone
+    ("work 1,2") against the word before it on the line. One more box look-up, only for
+    words that end in a digit.
+    """
+    tail = _NUMBER_TAIL_RE.search(cleaned)
+    if tail is not None:
+        index = end - len(tail.group())
+        if not aligned:
+            index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, index)
+        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, index, rect)
+        base_height = first_top - first_bottom
+        raised = rect.bottom > first_bottom + 0.25 * base_height
+        smaller = rect.top - rect.bottom < 0.85 * base_height
+        return tail.start() if raised and smaller else -1
+    if prev is not None and _NUMBERS_RE.match(cleaned):
+        raised = word.y1 < prev.y1 - 0.25 * prev.height
+        smaller = word.height < 0.85 * prev.height
+        close = 0 <= word.x0 - prev.x1 < 0.5 * prev.height
+        return 0 if raised and smaller and close else -1
+    return -1
 
 
 def _segments(words: list[Word]) -> Iterator[list[Word]]:

@@ -25,6 +25,7 @@ class Word:
     height: float
     index: int = 0  # pdfium character index of the first character (for font look-ups)
     broken: bool = False  # pdfium removed a line-end hyphen right after this word
+    sup: int = -1  # where a raised, smaller run of digits ("work¹·²" as "work1,2") starts in text
 
 
 @dataclass(eq=False)
