@@ -167,3 +167,34 @@ def test_no_warning_when_images_are_written(tmp_path):
         warnings.simplefilter("error")
         paper = read_pdf(pdf, image_dir=tmp_path / "images")
     assert (tmp_path / "images" / "figure_fig_0.png").is_file() and paper.figures[0].image_path
+
+
+@pytest.mark.slow
+def test_a_500_page_pdf_is_read_in_bounded_memory(tmp_path):
+    """500 pages of text (generated): every page is read, and the reader's peak memory grows
+    by well under a megabyte a page (pdfium's pages are released after extraction), measured
+    in a child process so the suite's own memory does not count."""
+    import multiprocessing
+    import resource
+
+    from scholarly_nlp.readers import read_pdf
+
+    pages = [text_page(612, 792, [(72, 740, 14, f"Part {i}")] + paragraph_lines(612, 792, 45)) for i in range(500)]
+    path = tmp_path / "long.pdf"
+    path.write_bytes(pdf_bytes(pages, compress=True))
+
+    def measure(queue):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        paper = read_pdf(path)
+        grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+        words = sum(len(b.text.split()) for b in paper.blocks)
+        queue.put((grown_mib, words))
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=measure, args=(queue,))
+    child.start()
+    grown_mib, words = queue.get(timeout=300)
+    child.join()
+    assert words >= 500 * 45 * 10, "every page's text is read"
+    assert grown_mib < 300, f"peak memory grew by {grown_mib:.0f} MiB for 500 pages"

@@ -22,8 +22,8 @@ _NON_TEXT_RE = re.compile(r"[\W_]+")
 
 
 class PdfHandle:
-    """An open document whose pages stay loaded until :meth:`close` (pdfium parses a page's
-    content on load, and floats and images need some pages a second time)."""
+    """An open document whose pages stay loaded until released or :meth:`close` (pdfium
+    parses a page's content on load; floats and images load the few pages they need again)."""
 
     def __init__(self, document: pdfium.PdfDocument) -> None:
         self.document = document
@@ -34,6 +34,13 @@ class PdfHandle:
         if index not in self._pages:
             self._pages[index] = self.document[index]
         return self._pages[index]
+
+    def release(self, index: int) -> None:
+        """Close a loaded page (a later :meth:`page` loads it again): extraction releases each
+        page after reading it, so memory does not grow with every page pdfium has parsed."""
+        page = self._pages.pop(index, None)
+        if page is not None:
+            page.close()
 
     def close(self) -> None:
         """Close every loaded page, then the document."""

@@ -45,7 +45,7 @@ def read_pdf(
     check_file(path)
     pdf = PdfHandle(open_document(path))
     try:
-        pages = [read_page(pdf, i) for i in range(len(pdf.document))]
+        pages = [_read_and_release(pdf, i) for i in range(len(pdf.document))]
         require_text(path, pages, pdf)
         paper = build_paper(pdf, pages, paper_id or path.stem, str(path))
         if image_dir is not None:
@@ -55,6 +55,13 @@ def read_pdf(
     finally:
         pdf.close()
     return paper
+
+
+def _read_and_release(pdf: PdfHandle, index: int) -> Page:
+    """One page's lines; the pdfium page is closed after (a 500-page PDF kept every one)."""
+    page = read_page(pdf, index)
+    pdf.release(index)
+    return page
 
 
 def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -> Paper:
