@@ -157,7 +157,10 @@ def compare(paper: Paper, tei: dict) -> dict:
     pdf_captions = [tokens(b.text) for b in paper.blocks_of("caption")]
     found_captions = [any(containment(tokens(c), pc) >= CAPTION_MATCH for pc in pdf_captions)
                       for c in tei["captions"]]
-    titles = [tokens(s.title) for s in paper.sections]
+    # a head counts with or without its number: GROBID keeps "II. OVERVIEW" whole when it
+    # does not read Roman numbering, the reader splits it into number and title
+    titles = [tokens(s.title) for s in paper.sections] + [
+        tokens(f"{s.number} {s.title}") for s in paper.sections if s.number]
     head_index = token_index(titles)
     found_heads = [best_f1(h, titles, head_index) >= TITLE_MATCH for h in tei["heads"]]
     body = [t for b in paper.blocks_of("paragraph") for t in tokens(b.text)]

@@ -58,3 +58,22 @@ def test_a_paper_after_a_cover_page_keeps_its_body():
     words = sum(len(b.text.split()) for b in paper.blocks_of("paragraph"))
     assert words > 3000
     assert not any("Cronfa" in b.text for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_ieee_heads_in_body_type_are_sections_with_levels():
+    """IEEE sets "II. MODELS AND METRICS" in small capitals and "A. Inference Model" in
+    italics, both in the body's size and weight, the latter often run into its paragraph."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "maxtwer_paper5.pdf")
+    sections = {(s.number, s.title): s for s in paper.sections}
+    top = sections[("II", "MODELS AND METRICS")]
+    sub = sections[("A", "Inference Model")]
+    assert top.level == 1 and sub.level == 2
+    assert paper.sections[sub.parent] is top
+    assert ("C", "Performance Metrics") in sections
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    assert any(p.startswith("We consider a classification problem") for p in paragraphs), \
+        "the run-in head is cut off its paragraph"

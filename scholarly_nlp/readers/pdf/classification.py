@@ -45,6 +45,11 @@ _FIRST_SECTION_NAMES = re.compile(
 )
 
 
+def _italic(font: str) -> bool:
+    """Whether a font name says italic or oblique."""
+    return bool(re.search(r"ital|oblique|-it\b|[a-z]it$", font, re.IGNORECASE))
+
+
 class Classifier:
     """Walks the visual blocks in reading order and turns them into text units.
 
@@ -265,6 +270,8 @@ class Classifier:
             section.title = f"{section.title} {title}"
             return
         level = number.count(".") + 1 if number else self._unnumbered_level(block.size)
+        if number and re.fullmatch(r"[A-H]", number) and self._under_roman():
+            level = 2  # IEEE: "A." subsections under "II." sections
         parent = next(
             (i for i in range(len(self.sections) - 1, -1, -1) if self.sections[i].level < level),
             None,
@@ -286,6 +293,12 @@ class Classifier:
             and abs(block.size - size) <= 0.08 * size
             and 0 <= block.bbox[1] - last.y1 < 0.8 * size
         )
+
+    def _under_roman(self) -> bool:
+        """Whether the last top-level numbered section has a Roman number."""
+        last = next((sec for sec in reversed(self.sections) if sec.number and sec.level == 1
+                     and not re.fullmatch(r"[A-H]", sec.number)), None)
+        return last is not None and re.fullmatch(r"[IVX]{1,4}", last.number) is not None
 
     def _unnumbered_level(self, size: float) -> int:
         """Level of an unnumbered heading: 1 + how many bigger heading sizes came before."""
@@ -325,7 +338,7 @@ class Classifier:
             )
             if (strong and not title.endswith((",", ";"))) or plain_ok:
                 return match.group("num"), title.rstrip(".").strip()
-        if strong and len(block.lines) <= 2:
+        if (strong and len(block.lines) <= 2) or self._ieee_style_head(block):
             for regex in (_LETTER_HEAD_RE, _ROMAN_HEAD_RE):
                 match = regex.match(text)
                 if match and len(words) <= 12:
@@ -343,12 +356,29 @@ class Classifier:
             return None, text.rstrip(":").strip()
         return None
 
+    def _ieee_style_head(self, block: VBlock) -> bool:
+        """IEEE's heads in body size and weight: one line, "IV. UPPER CASE TITLE" or an
+        italic "B. Title", stopping short of the column's right edge."""
+        if len(block.lines) != 1 or self._reaches_right(block.lines[0]):
+            return False
+        line = block.lines[0]
+        text = line.text.strip()
+        if text.endswith((".", ",", ";", ":")) and not _ROMAN_HEAD_RE.match(text + " X"):
+            return False
+        roman = _ROMAN_HEAD_RE.match(text)
+        if roman and roman.group("title").upper() == roman.group("title"):
+            return True
+        return bool(_LETTER_HEAD_RE.match(text)) and _italic(line.font)
+
     def _run_in_heading(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
         """A numbered heading set in its own font at the start of a paragraph ("2.1 Data. We ...")."""
         first = block.lines[0]
         fonts = first.word_fonts
         if not fonts or len(fonts) < 3:
             return None
+        lettered = re.match(r"^(?:[A-H]|[IVX]{1,4})\.$", first.words[0].text)
+        if lettered:
+            return self._run_in_lettered(first, block)
         for k in range(1, min(len(fonts), 12)):
             if fonts[k] != fonts[1]:
                 return None
@@ -359,6 +389,27 @@ class Classifier:
                 rest = ([first.tail(k + 1)] if k + 1 < len(first.words) else []) + block.lines[1:]
                 return first.words[0].text.rstrip("."), title, rest
         return None
+
+    def _run_in_lettered(self, first: Line, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
+        """IEEE's "A. Inference Model We consider ...": an italic title after a letter, run
+        into its paragraph (the font changes where the text starts), or "II. MODELS AND
+        METRICS" alone on the first line of a block that goes on with the paragraph."""
+        fonts = first.word_fonts or []
+        number = first.words[0].text.rstrip(".")
+        if len(block.lines) > 1 and self._ieee_style_head(VBlock([first], block.page)):
+            title = " ".join(w.text for w in first.words[1:])
+            return number, title.rstrip("."), block.lines[1:]
+        if not _italic(fonts[1]):
+            return None
+        k = 1
+        while k < len(fonts) and fonts[k] == fonts[1]:
+            k += 1
+        if k == len(fonts) or k > 10:
+            return None  # the italic runs to the end of what was read: not a run-in title
+        title = " ".join(w.text for w in first.words[1:k]).rstrip(".:")
+        if not title[:1].isupper():
+            return None
+        return number, title, [first.tail(k)] + block.lines[1:]
 
     def _abstract_label(self, block: VBlock) -> Optional[str]:
         """ "" for a standalone "Abstract" label, the label text for a run-in one, else None."""

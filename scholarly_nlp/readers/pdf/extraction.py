@@ -36,7 +36,9 @@ _CLEAN_TABLE = {
     0xFB06: "st",
 }
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_SECTION_NUMBER_RE = re.compile(r"^\d{1,2}(?:\.\d{1,2}){1,4}\.?$")
+#: A line opening like a section number ("2.1", "A.", "IV."): its words' fonts are read too,
+#: to find a heading run into its paragraph.
+_SECTION_NUMBER_RE = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){1,4}\.?|[A-H]\.|[IVX]{1,4}\.)$")
 #: A word ending in a run of citation numbers ("work1,2", "disease.3-5"); checked for a raised baseline.
 _NUMBER_TAIL_RE = re.compile(r"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*)$")
 _NUMBERS_RE = re.compile(r"^\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*$")

@@ -36,7 +36,7 @@ class Line:
     page: int
     bold: bool = False
     font: str = ""
-    word_fonts: Optional[list[str]] = None  # only for lines that start with a section number
+    word_fonts: Optional[list[str]] = None  # only for lines that start with a section number ("2.1", "A.", "IV.")
     size: float = 0.0
     col: str = "F"  # "L" or "R" column, "F" full width or single column
     band: int = 0
