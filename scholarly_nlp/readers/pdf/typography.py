@@ -38,7 +38,10 @@ class FontReader:
         if found is None:
             name = key[0].decode("latin-1")
             lowered = name.lower()
-            bold = bool(key[1] & _FORCE_BOLD_FLAG) or any(h in lowered for h in _BOLD_HINTS)
+            # the force-bold flag, or the name ("Times-Bold", BMC's "...AdvTT3f.B"); the weight
+            # a font declares is not used: embedded regular fonts of ACL PDFs declare 700
+            bold = (bool(key[1] & _FORCE_BOLD_FLAG) or any(h in lowered for h in _BOLD_HINTS)
+                    or lowered.endswith((".b", "-b")))
             found = self._known[key] = (name, bold)
         return found
 
