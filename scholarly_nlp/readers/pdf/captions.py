@@ -28,9 +28,12 @@ def find_captions(pages: list[Page]) -> list[Caption]:
 
 def _split_off_table_rows(page: Page, block: VBlock) -> None:
     """Cut a caption block before the first row of side-by-side segments (a table header
-    right under a caption above its table); the rest becomes a block of its own."""
+    right under a caption above its table); the rest becomes a block of its own. Segments
+    on the label's own row are the caption's text."""
     lines = block.lines
     for i in range(1, len(lines)):
+        if same_row(lines[0], lines[i]):
+            continue  # the caption's text set apart from its label ("Fig. 1." | "(a) A single ...")
         in_row = (i + 1 < len(lines) and same_row(lines[i], lines[i + 1])) or same_row(
             lines[i - 1], lines[i]
         )

@@ -1,8 +1,10 @@
-"""The PDF reader's front matter on publishers beyond ACL (issue 14, item 3): the title is
-the paper's, not a repository cover page's, a journal banner's or half of it.
+"""The PDF reader on publishers beyond ACL (issue 14, items 3 and 4): the title is the
+paper's, not a repository cover page's, a journal banner's or half of it; the body after a
+cover page is kept; IEEE's heads in body type are sections; a caption whose text is set
+apart from its label keeps it.
 
-Each case is a real PDF of ``pdf-pairs`` whose title GROBID read right, compared with the
-title of GROBID's TEI of the same file.
+Each case is a real PDF of ``pdf-pairs``, compared where it says with GROBID's TEI of the
+same file.
 """
 
 from __future__ import annotations
@@ -77,3 +79,17 @@ def test_ieee_heads_in_body_type_are_sections_with_levels():
     paragraphs = [b.text for b in paper.blocks_of("paragraph")]
     assert any(p.startswith("We consider a classification problem") for p in paragraphs), \
         "the run-in head is cut off its paragraph"
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_caption_set_apart_from_its_label_keeps_its_text():
+    """IEEE RA-L prints "Fig. 1." and its text as two segments of one row: the text is the
+    caption's, not a table row under it."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "mauricio_CSRAUCL.pdf")
+    captions = [b.text for b in paper.blocks_of("caption")]
+    assert len(captions) >= 6
+    assert all(len(text.split()) > 3 for text in captions), captions
+    assert any(text.startswith("Fig. 1. (a) A single module") for text in captions)
