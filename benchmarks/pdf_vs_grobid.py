@@ -194,7 +194,8 @@ def compare(paper: Paper, tei: dict) -> dict:
     }
 
 
-def _ratio(num: float, den: float) -> Optional[float]:
+def ratio(num: float, den: float) -> Optional[float]:
+    """num / den to three places, or None when den is 0."""
     return round(num / den, 3) if den else None
 
 
@@ -208,17 +209,17 @@ def summarise(rows: list[dict]) -> dict:
 
     return {
         "papers": len(rows),
-        "title_right": _ratio(sum(r["title_match"] for r in rows), len(rows)),
+        "title_right": ratio(sum(r["title_match"] for r in rows), len(rows)),
         "abstract_f1": mean("abstract_f1"),
         "body_f1": mean("body_f1"),
-        "caption_recall": _ratio(total("captions_found"), total("captions_tei")),
-        "head_recall": _ratio(total("heads_found"), total("heads_tei")),
-        "bib_recall": _ratio(total("bib_found"), total("bib_tei")),
+        "caption_recall": ratio(total("captions_found"), total("captions_tei")),
+        "head_recall": ratio(total("heads_found"), total("heads_tei")),
+        "bib_recall": ratio(total("bib_found"), total("bib_tei")),
         "bib_entries_pdf": total("bib_pdf"),
         "bib_entries_tei": total("bib_tei"),
         "markers_linked_pdf": total("markers_linked_pdf"),
         "markers_linked_tei": total("markers_linked_tei"),
-        "markers_linked_vs_grobid": _ratio(total("markers_linked_pdf"), total("markers_linked_tei")),
+        "markers_linked_vs_grobid": ratio(total("markers_linked_pdf"), total("markers_linked_tei")),
     }
 
 
@@ -300,9 +301,9 @@ def measure(data: Path, only: Optional[set[str]] = None) -> dict:
             "pages": pages,
             "reader_cpu_seconds": round(reader_cpu, 2),
             "bare_pdfium_cpu_seconds": round(bare_cpu, 2),
-            "reader_pages_per_second": _ratio(pages, reader_cpu),
-            "bare_pages_per_second": _ratio(pages, bare_cpu),
-            "reader_vs_bare_ratio": _ratio(bare_cpu, reader_cpu),
+            "reader_pages_per_second": ratio(pages, reader_cpu),
+            "bare_pages_per_second": ratio(pages, bare_cpu),
+            "reader_vs_bare_ratio": ratio(bare_cpu, reader_cpu),
         },
         "failures": failures,
     }
@@ -333,18 +334,29 @@ def print_report(result: dict) -> None:
         print(f"failed: {failure['paper']}: {failure['error']}")
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    """Measure, print the tables, and write the JSON when asked."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def base_parser(description: str) -> argparse.ArgumentParser:
+    """The options every PDF-reader benchmark takes: ``--data`` and ``--out``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, help="write the numbers as JSON here")
+    return parser
+
+
+def write_result(out: Optional[Path], result: dict) -> None:
+    """Write ``result`` as JSON to ``out`` when one is given."""
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Measure, print the tables, and write the JSON when asked."""
+    parser = base_parser(__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="*", help="measure only these pair names")
     args = parser.parse_args(argv)
     result = measure(args.data, set(args.only) if args.only else None)
     print_report(result)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    write_result(args.out, result)
     return 0
 
 

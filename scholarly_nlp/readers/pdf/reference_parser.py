@@ -62,8 +62,12 @@ _DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/\s*|doi\s*:?\s*)?(?P<doi>10\.\
 _URL = re.compile(r"(?:\[?online\]?\.?\s*)?(?:available\s+(?:at|from|online)\s*:?\s*)?"
                   r"(?:https?://|www\.)\S+(?:\s+\S+/\S*)*", re.IGNORECASE)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-_LEADING_YEAR = re.compile(rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|n\.\s?d\.|in press|forthcoming)(?:,\s*{_MONTH}(?:\s*\d{{1,2}})?)?\)?[.,:;]?\s*",
-    re.IGNORECASE)
+#: The year (or "n.d.", "in press") right after the authors, with a month before or after it.
+_LEADING_YEAR = re.compile(
+    rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|n\.\s?d\.|in press|forthcoming)"
+    rf"(?:,\s*{_MONTH}(?:\s*\d{{1,2}})?)?\)?[.,:;]?\s*",
+    re.IGNORECASE,
+)
 _ANY_YEAR = re.compile(rf"(?<![\d/.:-])(?P<year>{_YEAR})(?![\d/]|\.\d)")
 _QUOTED = re.compile(r"[\u201c\u201d\"\u2018\u00ab](?P<title>[^\u201c\u201d\"\u00bb]{6,400}?)[,.]?[\u201d\"\u2019\u00bb]")
 _IN_PREFIX = re.compile(r"^[\s.,:;]*(?:in\s*:|in\s+(?=[A-Z])|accessed\b)?\s*", re.IGNORECASE)
