@@ -6,6 +6,7 @@ publishers) and ``tei/with-pdf/`` (3 papers) it measures:
 * **title**: the PDF title's tokens equal the TEI title's;
 * **abstract F1** and **body F1**: multiset token F1 against the TEI abstract and body ``<p>``;
 * **caption recall**: TEI ``figDesc`` captions with 70% of their tokens in one PDF caption;
+* **footnote recall**: TEI ``note[@place="foot"]`` with 70% of their tokens in one PDF footnote;
 * **head recall**: TEI body heads with token F1 >= .8 against a PDF section title;
 * **bibliography recall**: GROBID entries (with a title) whose title has token F1 >= .8
   with the title of one of the reader's entries;
@@ -137,7 +138,9 @@ def tei_facts(path: Path) -> dict:
         if entry_title is not None and len(tokens(text_of(entry_title))) >= 2:
             bib_titles.append(text_of(entry_title))
     markers = tree.findall(".//t:text/t:body//t:ref[@type='bibr']", TEI_NS)
+    footnotes = [text_of(n) for n in tree.findall(".//t:text//t:note[@place='foot']", TEI_NS) if text_of(n)]
     return {
+        "footnotes": footnotes,
         "title": text_of(title) if title is not None else "",
         "abstract": text_of(abstract) if abstract is not None else "",
         "heads": heads,
@@ -171,7 +174,12 @@ def compare(paper: Paper, tei: dict) -> dict:
     bib_index = token_index(bib)
     found_bib = [best_f1(t, bib, bib_index) >= TITLE_MATCH for t in tei["bib_titles"]]
     markers = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"]
+    notes = [tokens(b.text) for b in paper.blocks_of("footnote")]
+    found_notes = [any(containment(tokens(n), ours) >= CAPTION_MATCH for ours in notes) for n in tei["footnotes"]]
     return {
+        "footnotes_tei": len(found_notes),
+        "footnotes_found": sum(found_notes),
+        "footnotes_pdf": len(notes),
         "pages": None,
         "title_match": bool(tokens(paper.title)) and tokens(paper.title) == tokens(tei["title"]),
         "abstract_f1": round(token_f1(abstract, tokens(tei["abstract"])), 3),
@@ -215,6 +223,7 @@ def summarise(rows: list[dict]) -> dict:
         "caption_recall": ratio(total("captions_found"), total("captions_tei")),
         "head_recall": ratio(total("heads_found"), total("heads_tei")),
         "bib_recall": ratio(total("bib_found"), total("bib_tei")),
+        "footnote_recall": ratio(total("footnotes_found"), total("footnotes_tei")),
         "bib_entries_pdf": total("bib_pdf"),
         "bib_entries_tei": total("bib_tei"),
         "markers_linked_pdf": total("markers_linked_pdf"),
@@ -312,7 +321,8 @@ def measure(data: Path, only: Optional[set[str]] = None) -> dict:
 # --------------------------------------------------------------------------- report
 
 _COLUMNS = [("title", "title_right"), ("abs F1", "abstract_f1"), ("body F1", "body_f1"),
-            ("capt R", "caption_recall"), ("head R", "head_recall"), ("bib R", "bib_recall"),
+            ("capt R", "caption_recall"), ("head R", "head_recall"), ("foot R", "footnote_recall"),
+            ("bib R", "bib_recall"),
             ("linked/GROBID", "markers_linked_vs_grobid")]
 
 

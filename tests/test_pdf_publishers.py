@@ -16,6 +16,7 @@ import pytest
 from lxml import etree
 
 from conftest import data_path, need
+import scholarly_nlp
 from scholarly_nlp.readers import read_pdf
 
 PAIRS = data_path("pdf-pairs")
@@ -93,3 +94,25 @@ def test_a_caption_set_apart_from_its_label_keeps_its_text():
     assert len(captions) >= 6
     assert all(len(text.split()) > 3 for text in captions), captions
     assert any(text.startswith("Fig. 1. (a) A single module") for text in captions)
+
+
+@pytest.mark.needs_data("tei/with-pdf")
+def test_footnotes_are_kept_apart_and_their_marks_point_to_them():
+    """Footnotes in small type low on the page become footnote blocks (id, printed mark),
+    outside the paragraphs, and a raised mark in the text points to its footnote."""
+    folder = data_path("tei", "with-pdf")
+    need(folder)
+    paper = read_pdf(folder / "N18-3011.pdf")
+    notes = paper.blocks_of("footnote")
+    assert len(notes) >= 5
+    assert [n.label for n in notes[:4]] == ["1", "2", "3", "4"]
+    assert all(n.id == f"foot_{i}" for i, n in enumerate(notes))
+    assert not any(n.text.startswith(n.label) for n in notes), "the mark is the label, not text"
+    paragraphs = " ".join(b.text for b in paper.blocks_of("paragraph"))
+    assert notes[1].text[:40] not in paragraphs
+    refs = [(b.text[r.start:r.end], r.target) for b in paper.blocks_of("paragraph") for r in b.refs
+            if r.kind == "footnote"]
+    by_id = {n.id: n for n in notes}
+    assert len(refs) >= 4 and all(by_id[target].label == text for text, target in refs)
+    doc = scholarly_nlp.read(folder / "N18-3011.pdf")
+    assert len(doc._.footnotes) == len(notes)

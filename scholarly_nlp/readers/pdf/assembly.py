@@ -41,7 +41,12 @@ def assemble_paper(
     raised = [_superscripts(u, t) if u.kind == "paragraph" else [] for u, t in zip(units, texts)]
     paragraphs = [(t, r) for t, r, u in zip(texts, raised, units) if u.kind == "paragraph"]
     linker = CitationLinker(entries, numbered_labels(entries), paragraphs)
-    text_blocks = [_unit_block(u, t, r, targets, linker) for u, t, r in zip(units, texts, raised)]
+    footnotes = _footnote_blocks(units, texts)
+    notes = {}
+    for note in footnotes.values():
+        notes.setdefault(note.label, note.id)
+    text_blocks = [footnotes[i] if i in footnotes else _unit_block(u, t, r, targets, linker, notes)
+                   for i, (u, t, r) in enumerate(zip(units, texts, raised))]
     caption_blocks = [
         Block("caption", _clean_text(dehyphenator.join(c.block.lines)), figure_id=f.id)
         for c, f in zip(captions, paper.figures)
@@ -114,13 +119,31 @@ def _superscripts(unit: Unit, text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _footnote_blocks(units: list[Unit], texts: list[str]) -> dict[int, Block]:
+    """Unit index -> footnote Block (``foot_0``, ``foot_1``, ...; the mark is its label)."""
+    blocks = {}
+    for index, (unit, text) in enumerate(zip(units, texts)):
+        if unit.kind != "footnote":
+            continue
+        mark = _FOOTNOTE_MARK.match(text)
+        label, body = (mark.group("mark"), text[mark.end():]) if mark else ("", text)
+        blocks[index] = Block("footnote", body, section=unit.section, id=f"foot_{len(blocks)}", label=label)
+    return blocks
+
+
 def _unit_block(unit: Unit, text: str, raised: list[tuple[int, int]], targets: dict,
-                linker: CitationLinker) -> Block:
-    """A Block from a unit; paragraphs get their figure and citation references."""
+                linker: CitationLinker, notes: dict[str, str]) -> Block:
+    """A Block from a unit; paragraphs get their figure, citation and footnote references
+    (a raised number that cites no entry and names a footnote points to it)."""
     block = Block(unit.kind, text, section=unit.section)
     if unit.kind == "paragraph":
         figure_markers = [Marker(r.start, r.end, [r]) for r in figure_refs(text, targets)]
+        note_markers = [Marker(s, e, [InlineRef(s, e, "footnote", notes[text[s:e]])])
+                        for s, e in raised if text[s:e] in notes]
+        # citations first: where both read a raised number, it is a citation
         markers = _without_overlaps(figure_markers + linker.markers(text, raised))
+        markers = _without_overlaps(markers + [m for m in note_markers
+                                               if not any(k.start < m.end and m.start < k.end for k in markers)])
         block.refs = [ref for marker in markers for ref in marker.refs]
     return block
 
@@ -132,6 +155,9 @@ def _without_overlaps(markers: list[Marker]) -> list[Marker]:
         if not kept or marker.start >= kept[-1].end:
             kept.append(marker)
     return kept
+
+
+_FOOTNOTE_MARK = re.compile(r"^(?P<mark>\d{1,2}|[*\u2020\u2021\u00a7\u00b6]{1,3})\s*")
 
 
 def _clean_text(text: str) -> str:

@@ -39,6 +39,8 @@ _REFERENCES_RE = re.compile(
     r"(?:included|reviewed|analy[sz]ed)\b.*)$",
     re.IGNORECASE,
 )
+#: A footnote's opening: its mark, a number or a symbol, then its text ("1 The data ...", "*Corresponding").
+_FOOTNOTE_MARK_RE = re.compile(r"^(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]{1,3})\s*[^\W\d_]")
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
 _FIRST_SECTION_NAMES = re.compile(
     r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
@@ -80,6 +82,7 @@ class Classifier:
         self.abstract_size: Optional[float] = None
         self.interrupted = False
         self.reference_blocks: list[VBlock] = []
+        self.footnotes: list[Unit] = []
         self.list_was_a_box = False  # the last list ended where the body's numbering went on
 
     def _text_top(self) -> Optional[float]:
@@ -104,7 +107,7 @@ class Classifier:
             yield from page.blocks
 
     def run(self) -> list[Unit]:
-        """Classify every block; return the units (title first)."""
+        """Classify every block; return the units (title first, footnotes last)."""
         if self.title:
             self.units.append(Unit("title", [l for b in self.title for l in b.lines]))
         for block in self._blocks():
@@ -121,7 +124,7 @@ class Classifier:
                 self.interrupted = True
             if lines:
                 self._take(VBlock(lines, block.page))
-        return self.units
+        return self.units + self.footnotes
 
     # -- states
 
@@ -216,6 +219,20 @@ class Classifier:
             return
         self.reference_blocks.append(block)
 
+    def _footnotes(self, block: VBlock) -> list[list[Line]]:
+        """The footnotes in a small-type block low on its page: each opens with its mark
+        ("1", "*", "\u2020") and runs until the next mark; [] for any other small block."""
+        page = self.pages[block.page]
+        if block.bbox[1] < 0.55 * page.height or not _FOOTNOTE_MARK_RE.match(block.lines[0].text):
+            return []
+        notes: list[list[Line]] = []
+        for line in block.lines:
+            if _FOOTNOTE_MARK_RE.match(line.text) or not notes:
+                notes.append([line])
+            else:
+                notes[-1].append(line)
+        return notes
+
     def _new_numbered_section(self, number: Optional[str], block: VBlock) -> bool:
         """A numbered heading in body size or larger whose number no section has had: the
         body goes on after a "References" box (a sidebar that lists cited works)."""
@@ -243,6 +260,8 @@ class Classifier:
             return
         if block.size < 0.88 * self.stats.body_size:
             self.interrupted = True  # footnotes, affiliations, stray figure text
+            # kept aside, so that a paragraph running on past them is still continued
+            self.footnotes.extend(Unit("footnote", lines, self._current_section()) for lines in self._footnotes(block))
             return
         if len(block.lines) <= 8 and all(is_math(line.text) for line in block.lines):
             return  # a display formula: not prose; the sentence around it continues
