@@ -111,8 +111,8 @@ class Classifier:
         if self.title:
             self.units.append(Unit("title", [l for b in self.title for l in b.lines]))
         for block in self._blocks():
-            if any(block is t for t in self.title):
-                continue
+            if block.page < self.first_page or any(block is t for t in self.title):
+                continue  # a repository's cover page is not the paper
             if (
                 block.page == self.first_page
                 and self.front_floor is not None
