@@ -116,3 +116,14 @@ def test_footnotes_are_kept_apart_and_their_marks_point_to_them():
     assert len(refs) >= 4 and all(by_id[target].label == text for text, target in refs)
     doc = scholarly_nlp.read(folder / "N18-3011.pdf")
     assert len(doc._.footnotes) == len(notes)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_label_alone_over_its_title_is_one_caption():
+    """ApJS centres "TABLE 1" on a line over the table's title: both are the caption."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "mauricio_BUFCRAOGRS.pdf")
+    tables = [b.text for b in paper.blocks_of("caption") if b.text.upper().startswith("TABLE")]
+    assert tables and tables[0].startswith("TABLE 1 A Comparison of CO Surveys")

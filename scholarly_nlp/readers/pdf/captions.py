@@ -19,11 +19,29 @@ def find_captions(pages: list[Page]) -> list[Caption]:
             if match is None:
                 continue
             _split_off_table_rows(page, block)
+            if not block.lines[0].text[match.end():].strip() and len(block.lines) == 1:
+                _take_title_below(page, block)
             kind = "table" if match.group("word").lower().startswith("tab") else "figure"
             captions.append(Caption(block, kind, match.group("label")))
             for line in block.lines:
                 line.role = "caption"
     return captions
+
+
+def _take_title_below(page: Page, block: VBlock) -> None:
+    """A label alone on its line ("TABLE 1", centred over its title) takes the block right
+    under it, when that block is no caption of its own."""
+    index = page.blocks.index(block)
+    if index + 1 >= len(page.blocks):
+        return
+    below = page.blocks[index + 1]
+    label = block.lines[-1]
+    first = below.lines[0]
+    gap = first.y0 - label.y1
+    overlaps = first.x0 < label.x1 + 50 and first.x1 > label.x0 - 50
+    if 0 <= gap <= 1.2 * max(label.size, first.size, 1.0) and overlaps and caption_match(first.text) is None:
+        block.lines.extend(below.lines)
+        page.blocks.remove(below)
 
 
 def _split_off_table_rows(page: Page, block: VBlock) -> None:
