@@ -232,3 +232,18 @@ def test_superscript_citation_numbers_link_to_their_entries(name):
     for number, target in singles:
         if number <= 4:
             assert target == f"b{number - 1}"
+
+
+@needs_data
+def test_a_numbered_list_without_a_heading_is_read():
+    """REVTeX prints the references with no "References" heading: "[1] ..." lines after the
+    last paragraph start the list."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "grozescu_1906.06843v2.pdf")
+    assert len(paper.bibliography) >= 50
+    first = paper.bibliography["b0"]
+    assert first.title.startswith("Advancing science") and first.year
+    linked = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr" and r.target]
+    assert len(linked) >= 30

@@ -41,6 +41,8 @@ _REFERENCES_RE = re.compile(
 )
 #: A footnote's opening: its mark, a number or a symbol, then its text ("1 The data ...", "*Corresponding").
 _FOOTNOTE_MARK_RE = re.compile(r"^(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]{1,3})\s*[^\W\d_]")
+_FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
+_NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
 _FIRST_SECTION_NAMES = re.compile(
     r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
@@ -219,6 +221,16 @@ class Classifier:
             return
         self.reference_blocks.append(block)
 
+    def _unlabelled_list_start(self, block: VBlock) -> Optional[int]:
+        """Where a block opens a numbered reference list that has no heading: a line "[1] Name"
+        among its first three, and "[2]", "[3]" lines after it in the same block."""
+        lines = block.lines
+        for i, line in enumerate(lines[:3]):
+            if _FIRST_ENTRY_RE.match(line.text):
+                later = sum(1 for other in lines[i + 1:] if _NEXT_ENTRY_RE.match(other.text))
+                return i if later >= 2 else None
+        return None
+
     def _footnotes(self, block: VBlock) -> list[list[Line]]:
         """The footnotes in a small-type block low on its page: each opens with its mark
         ("1", "*", "\u2020") and runs until the next mark; [] for any other small block."""
@@ -249,6 +261,16 @@ class Classifier:
         return len(lines) == 1 or not same_row(lines[0], lines[1])
 
     def _body(self, block: VBlock) -> None:
+        start = self._unlabelled_list_start(block)
+        if start is not None:
+            # a reference list printed without a heading (REVTeX): "[1] ...", "[2] ..." lines
+            if start:
+                self._body(VBlock(block.lines[:start], block.page))
+            self.state = "refs"
+            self.interrupted = True
+            self.reference_blocks = []
+            self._refs(VBlock(block.lines[start:], block.page))
+            return
         head = self._heading(block)
         if head is not None:
             number, title = head
