@@ -115,6 +115,8 @@ class Classifier:
         for block in self._blocks():
             if block.page < self.first_page or any(block is t for t in self.title):
                 continue  # a repository's cover page is not the paper
+            if block.size < 0.55 * self.stats.body_size:
+                continue  # a tiny watermark ("Downloaded from Wiley Online Library") between blocks
             if (
                 block.page == self.first_page
                 and self.front_floor is not None
