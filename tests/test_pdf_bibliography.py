@@ -195,6 +195,23 @@ def test_a_reference_list_with_nothing_readable_warns_and_leaves_markers_unlinke
     assert all(r.target is None for r in markers)
 
 
+def test_a_reference_list_printed_as_an_image_warns(tmp_path):
+    """A "References" heading with only a picture under it (a scanned list): no entries, a
+    warning naming the file, the markers kept unlinked."""
+    lines = [(72, 740, 14, "A Study of Things"), (72, 700, 10, "1 Introduction")]
+    lines += [(72, 680 - 13 * i, 10, text) for i, text in enumerate(BODY)]
+    lines.append((72, 520, 10, "References"))
+    _, _, text = pdf_samples.text_page(612, 792, lines)
+    path = tmp_path / "paper.pdf"
+    # a grey box where the list would be
+    path.write_bytes(pdf_samples.pdf_bytes([(612, 792, text + b"\n0.5 g 72 200 460 300 re f")]))
+    with pytest.warns(UserWarning, match=r"paper\.pdf: its reference list has no entry"):
+        paper = read_pdf(path)
+    assert paper.bibliography == {}
+    markers = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"]
+    assert all(r.target is None for r in markers)
+
+
 def test_a_marker_no_entry_matches_stays_unlinked_and_a_repeated_number_links_the_first(tmp_path):
     references = ["[1] A. Author, B. Writer, A first study of things, J. Things 1 (2001) 1-2.",
                   "[2] C. Author, A second study of things, J. Things 2 (2002) 3-4.",

@@ -28,6 +28,7 @@ def assemble_paper(
     sections: list[Section],
     reference_blocks: list[VBlock],
     captions: list[Caption],
+    list_printed: bool = False,
 ) -> Paper:
     """The Paper: text blocks from the units (empty ones dropped), then one caption block
     and one FigureInfo per caption; the bibliography from the reference list; paragraphs
@@ -52,18 +53,18 @@ def assemble_paper(
         for c, f in zip(captions, paper.figures)
     ]
     paper.blocks = [b for b in text_blocks if b.text] + caption_blocks
-    _warn_about_links(paper, reference_blocks, linker)
+    _warn_about_links(paper, bool(reference_blocks) or list_printed, linker)
     return paper
 
 
-def _warn_about_links(paper: Paper, reference_blocks: list[VBlock], linker: CitationLinker) -> None:
+def _warn_about_links(paper: Paper, list_printed: bool, linker: CitationLinker) -> None:
     """One warning naming the file when its citations cannot be linked as printed: a
     reference list with no readable entry (an image, or a layout not understood), most
     markers matching no entry, or an entry number printed twice (the first one is linked)."""
     markers = [r for b in paper.blocks for r in b.refs if r.kind == "bibr"]
     unlinked = sum(1 for r in markers if r.target is None)
     problems = []
-    if reference_blocks and not paper.bibliography:
+    if list_printed and not paper.bibliography:
         problems.append("its reference list has no entry that could be read (an image, or a layout not understood)")
     elif paper.bibliography and markers and unlinked > len(markers) / 2:
         problems.append(f"{unlinked} of its {len(markers)} citation markers match no bibliography entry")

@@ -85,6 +85,7 @@ class Classifier:
         self.interrupted = False
         self.reference_blocks: list[VBlock] = []
         self.footnotes: list[Unit] = []
+        self.list_printed = False  # a reference list's heading (or its first entries) was seen
         self.list_was_a_box = False  # the last list ended where the body's numbering went on
 
     def _text_top(self) -> Optional[float]:
@@ -137,6 +138,7 @@ class Classifier:
         front = self.state == "front" and block.page <= self.first_page
         if self.state != "refs" and not front and self._references_label(block):
             self.state = "refs"  # a bibliography label in any typeface, in any state
+            self.list_printed = True
             self.interrupted = True
             # a list the body went on after (a "References" box beside the text) gives way
             # to the paper's own list; lists after each other ("Literature cited", then
@@ -269,6 +271,7 @@ class Classifier:
             if start:
                 self._body(VBlock(block.lines[:start], block.page))
             self.state = "refs"
+            self.list_printed = True
             self.interrupted = True
             self.reference_blocks = []
             self._refs(VBlock(block.lines[start:], block.page))
@@ -278,6 +281,7 @@ class Classifier:
             number, title = head
             if _REFERENCES_RE.match(title):
                 self.state = "refs"
+                self.list_printed = True
                 self.interrupted = True
                 return
             self._add_section(number, title, block)

@@ -80,5 +80,6 @@ def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -
     classifier = Classifier(pages, stats, title, first_page)
     units = classifier.run()  # title, abstract, headings, paragraphs; bibliography skipped
     return assemble_paper(  # blocks, inline references, one FigureInfo per caption
-        paper_id, source, pages, units, classifier.sections, classifier.reference_blocks, captions
+        paper_id, source, pages, units, classifier.sections, classifier.reference_blocks, captions,
+        list_printed=classifier.list_printed,
     )
