@@ -127,3 +127,18 @@ def test_a_label_alone_over_its_title_is_one_caption():
         paper = read_pdf(PAIRS / "mauricio_BUFCRAOGRS.pdf")
     tables = [b.text for b in paper.blocks_of("caption") if b.text.upper().startswith("TABLE")]
     assert tables and tables[0].startswith("TABLE 1 A Comparison of CO Surveys")
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_bold_head_run_into_its_paragraph_is_a_section():
+    """Elsevier's IST sets "Validation" in bold at the start of its paragraph: a section,
+    and the paragraph keeps only its own text."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "upmchk_paper2.pdf")
+    titles = [s.title for s in paper.sections]
+    assert "Validation" in titles and "Reuse, reusable" in titles
+    heads = [b.text for b in paper.blocks_of("heading")]
+    assert "Validation" in heads, "the heading block holds the bold words only"
+    assert any(b.text.startswith("We use the term validation") for b in paper.blocks_of("paragraph"))

@@ -49,6 +49,11 @@ _FIRST_SECTION_NAMES = re.compile(
 )
 
 
+def _bold_name(font: str) -> bool:
+    """Whether a font name says bold (or heavier)."""
+    return bool(re.search(r"bold|black|heavy|semibold|demi|-bd\b|\.b$|-b$", font, re.IGNORECASE))
+
+
 def _italic(font: str) -> bool:
     """Whether a font name says italic or oblique."""
     return bool(re.search(r"ital|oblique|-it\b|[a-z]it$", font, re.IGNORECASE))
@@ -296,7 +301,13 @@ class Classifier:
         run_in = self._run_in_heading(block)
         if run_in is not None:
             number, title, rest = run_in
-            self._add_section(number, title, VBlock([block.lines[0]], block.page))
+            first = block.lines[0]
+            # the heading's own words: the first line less what the paragraph keeps of it
+            kept = len(rest[0].words) if rest and rest[0] is not first and rest[0].words[-1] is first.words[-1] else 0
+            head = first.head(len(first.words) - kept) if kept else first
+            self._add_section(number, title, VBlock([head], block.page), run_in=True)
+            if not rest:
+                return
             block = VBlock(rest, block.page)
         for i, lines in enumerate(self._paragraphs(block)):
             if i == 0 and self._continues(lines[0], block):
@@ -310,8 +321,8 @@ class Classifier:
     def _current_section(self) -> Optional[int]:
         return len(self.sections) - 1 if self.sections else None
 
-    def _add_section(self, number: Optional[str], title: str, block: VBlock) -> None:
-        if number is None and self._continues_heading(block):
+    def _add_section(self, number: Optional[str], title: str, block: VBlock, run_in: bool = False) -> None:
+        if number is None and not run_in and self._continues_heading(block):
             self.units[-1].lines.extend(block.lines)
             section = self.sections[-1]
             section.title = f"{section.title} {title}"
@@ -426,6 +437,8 @@ class Classifier:
         lettered = re.match(r"^(?:[A-H]|[IVX]{1,4})\.$", first.words[0].text)
         if lettered:
             return self._run_in_lettered(first, block)
+        if not NUMBERED_HEAD_RE.match(first.text):
+            return self._run_in_bold(first, block)
         for k in range(1, min(len(fonts), 12)):
             if fonts[k] != fonts[1]:
                 return None
@@ -436,6 +449,26 @@ class Classifier:
                 rest = ([first.tail(k + 1)] if k + 1 < len(first.words) else []) + block.lines[1:]
                 return first.words[0].text.rstrip("."), title, rest
         return None
+
+    def _run_in_bold(self, first: Line, block: VBlock) -> Optional[tuple[Optional[str], str, list[Line]]]:
+        """An unnumbered bold head run into its paragraph ("Validation We use the term ...",
+        "Background: FES is ..."): the bold words up to the change of font, five at most,
+        capitalised, closed by a full stop or a colon or followed by a capitalised word."""
+        fonts = first.word_fonts or []
+        if not fonts or not _bold_name(fonts[0]):
+            return None
+        k = 1
+        while k < len(fonts) and fonts[k] == fonts[0]:
+            k += 1
+        if k >= len(fonts) or k > 8:
+            return None
+        bold_text = " ".join(w.text for w in first.words[:k]).strip()
+        title = bold_text.rstrip(".:")
+        closed = bold_text.endswith((".", ":")) or first.words[k].text[:1].isupper()
+        if (not closed or k > 5 or not title[:1].isupper() or sum(c.isalpha() for c in title) < 3
+                or caption_match(title)):
+            return None
+        return None, title, [first.tail(k)] + block.lines[1:]
 
     def _run_in_lettered(self, first: Line, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
         """IEEE's "A. Inference Model We consider ...": an italic title after a letter, run

@@ -196,10 +196,13 @@ def _segments(words: list[Word]) -> Iterator[list[Word]]:
 
 def _make_line(words: list[Word], page_index: int, fonts: FontReader) -> Line:
     """Build a line segment; read its fonts at its first and last word (and, for a line
-    opening with a section number, at each of its first words, to find run-in headings)."""
+    opening with a section number or in bold that turns regular, at each of its first words,
+    to find run-in headings)."""
     name, bold_first = fonts.font(words[0].index)
     bold_last = fonts.font(words[-1].index)[1] if len(words) > 1 and bold_first else bold_first
     line = Line(words, page_index, bold=bold_first and bold_last, font=name)
-    if len(words) > 2 and _SECTION_NUMBER_RE.match(words[0].text):
+    # a line opening with a section number, or in bold that ends in another weight (a head
+    # run into its paragraph: "Validation We use the term ..."), gets its first words' fonts
+    if len(words) > 2 and (_SECTION_NUMBER_RE.match(words[0].text) or (bold_first and not bold_last)):
         line.word_fonts = [fonts.font(w.index)[0] for w in words[:14]]
     return line

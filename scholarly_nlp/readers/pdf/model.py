@@ -69,6 +69,12 @@ class Line:
         """Whether pdfium removed a line-end hyphen after the last word."""
         return self.words[-1].broken
 
+    def head(self, end: int) -> Line:
+        """A copy holding the words before ``end`` (a run-in heading cut off its paragraph)."""
+        line = Line(self.words[:end], self.page, self.bold, self.font, None, self.size, self.col)
+        line.band, line.role = self.band, self.role
+        return line
+
     def tail(self, start: int) -> Line:
         """A copy holding the words from ``start`` on (used to cut a run-in heading off)."""
         line = Line(self.words[start:], self.page, self.bold, self.font, None, self.size, self.col)
