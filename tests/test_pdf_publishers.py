@@ -142,3 +142,16 @@ def test_a_bold_head_run_into_its_paragraph_is_a_section():
     heads = [b.text for b in paper.blocks_of("heading")]
     assert "Validation" in heads, "the heading block holds the bold words only"
     assert any(b.text.startswith("We use the term validation") for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_caption_cut_by_a_change_of_spacing_keeps_its_rest():
+    """Wiley's JGH caption of Figure 1 goes on in a block of its own right under it: the
+    caption takes it (it stops mid-sentence, in the same small type)."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "mauricio_AIPNAFLDF.pdf")
+    figure_1 = next(b.text for b in paper.blocks_of("caption") if b.text.startswith("Figure 1"))
+    assert "(a) AI methods in electronic health record of single time stamp" in figure_1
+    assert not any(b.text.startswith("record of single time stamp") for b in paper.blocks_of("paragraph"))

@@ -6,11 +6,14 @@ Consumes ``page.blocks``; produces :class:`Caption` records in reading order, ma
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .blocks import caption_match
-from .model import Caption, Page, VBlock, same_row
+from .model import Caption, Page, Stats, VBlock, same_row
+from .patterns import TERMINAL_PUNCT
 
 
-def find_captions(pages: list[Page]) -> list[Caption]:
+def find_captions(pages: list[Page], stats: Optional[Stats] = None) -> list[Caption]:
     """Caption blocks in reading order, with their kind and printed label."""
     captions = []
     for page in pages:
@@ -21,11 +24,34 @@ def find_captions(pages: list[Page]) -> list[Caption]:
             _split_off_table_rows(page, block)
             if not block.lines[0].text[match.end():].strip() and len(block.lines) == 1:
                 _take_title_below(page, block)
+            elif stats is not None:
+                _take_rest_below(page, block, stats)
             kind = "table" if match.group("word").lower().startswith("tab") else "figure"
             captions.append(Caption(block, kind, match.group("label")))
             for line in block.lines:
                 line.role = "caption"
     return captions
+
+
+def _take_rest_below(page: Page, block: VBlock, stats: Stats) -> None:
+    """A caption in small type that stops mid-sentence takes the block right under it in the
+    same type (the rest of the caption, cut off by a change of line spacing or font)."""
+    index = page.blocks.index(block)
+    if index + 1 >= len(page.blocks) or block.size > 0.92 * stats.body_size:
+        return  # a caption in the body's own size: text below it may be the body going on
+    below = page.blocks[index + 1]
+    last, first = block.lines[-1], below.lines[0]
+    gap = first.y0 - last.y1
+    if (
+        not last.text.rstrip().endswith(TERMINAL_PUNCT)
+        and abs(below.size - block.size) <= 0.05 * block.size
+        and 0 <= gap <= 0.8 * block.size
+        and block.bbox[0] - 2 <= first.x0 <= block.bbox[2]
+        and caption_match(first.text) is None
+        and len(below.lines) <= 4  # a caption's remnant is short; a paragraph going on is not
+    ):
+        block.lines.extend(below.lines)
+        page.blocks.remove(below)
 
 
 def _take_title_below(page: Page, block: VBlock) -> None:

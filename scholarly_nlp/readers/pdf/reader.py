@@ -73,7 +73,7 @@ def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -
     stats = doc_stats(pages)  # typography: body size, line advance
     for page in pages:
         page.blocks = visual_blocks(page, stats)  # visual blocks
-    captions = find_captions(pages)  # "Figure 3:" / "Table 2." blocks
+    captions = find_captions(pages, stats)  # "Figure 3:" / "Table 2." blocks
     locate_floats(pdf, pages, captions, stats)  # each caption's figure or table region
     first_page = title_page(pages)  # 1 after a repository's cover page
     title = find_title(pages, stats)
