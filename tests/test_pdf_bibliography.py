@@ -164,8 +164,9 @@ def test_spacing_accents_are_put_on_their_letter():
 # --------------------------------------------------------------------------- bad input
 
 
-def _paper_pdf(tmp_path, body: list[str], references: list[str]):
-    """A one-page PDF: a section, the body lines, "References", then the reference lines."""
+def _paper_pdf(tmp_path, body: list[str], references: list[str], drawing: bytes = b""):
+    """A one-page PDF: a section, the body lines, "References", then the reference lines,
+    and ``drawing`` (content-stream operators) painted after them."""
     lines = [(72, 740, 14, "A Study of Things"), (72, 700, 10, "1 Introduction")]
     y = 680
     for text in body:
@@ -176,8 +177,9 @@ def _paper_pdf(tmp_path, body: list[str], references: list[str]):
     for text in references:
         y -= 13
         lines.append((72, y, 10, text))
+    width, height, content = pdf_samples.text_page(612, 792, lines)
     path = tmp_path / "paper.pdf"
-    path.write_bytes(pdf_samples.pdf_bytes([pdf_samples.text_page(612, 792, lines)]))
+    path.write_bytes(pdf_samples.pdf_bytes([(width, height, content + drawing)]))
     return path
 
 
@@ -186,25 +188,16 @@ BODY = ["We build on earlier work [1] and on a second study [2], and compare wit
         "paragraph is long enough to be body text of the paper that cites them."] * 3
 
 
-def test_a_reference_list_with_nothing_readable_warns_and_leaves_markers_unlinked(tmp_path):
-    path = _paper_pdf(tmp_path, BODY, ["----", "~~~~ ~~~~", "....."])
-    with pytest.warns(UserWarning, match=r"paper\.pdf: its reference list has no entry"):
-        paper = read_pdf(path)
-    assert paper.bibliography == {}
-    markers = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"]
-    assert all(r.target is None for r in markers)
-
-
-def test_a_reference_list_printed_as_an_image_warns(tmp_path):
-    """A "References" heading with only a picture under it (a scanned list): no entries, a
-    warning naming the file, the markers kept unlinked."""
-    lines = [(72, 740, 14, "A Study of Things"), (72, 700, 10, "1 Introduction")]
-    lines += [(72, 680 - 13 * i, 10, text) for i, text in enumerate(BODY)]
-    lines.append((72, 520, 10, "References"))
-    _, _, text = pdf_samples.text_page(612, 792, lines)
-    path = tmp_path / "paper.pdf"
-    # a grey box where the list would be
-    path.write_bytes(pdf_samples.pdf_bytes([(612, 792, text + b"\n0.5 g 72 200 460 300 re f")]))
+@pytest.mark.parametrize(
+    "references, drawing",
+    [
+        (["----", "~~~~ ~~~~", "....."], b""),  # nothing readable under the heading
+        ([], b"\n0.5 g 72 100 460 300 re f"),  # a picture where the list would be (a scanned list)
+    ],
+    ids=["unreadable", "image"],
+)
+def test_a_reference_list_without_readable_entries_warns_and_leaves_markers_unlinked(tmp_path, references, drawing):
+    path = _paper_pdf(tmp_path, BODY, references, drawing)
     with pytest.warns(UserWarning, match=r"paper\.pdf: its reference list has no entry"):
         paper = read_pdf(path)
     assert paper.bibliography == {}
