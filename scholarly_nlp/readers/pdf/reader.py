@@ -76,7 +76,7 @@ def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -
     captions = find_captions(pages, stats)  # "Figure 3:" / "Table 2." blocks
     locate_floats(pdf, pages, captions, stats)  # each caption's figure or table region
     first_page = title_page(pages)  # 1 after a repository's cover page
-    title = find_title(pages, stats)
+    title = find_title(pages, stats, first_page)
     classifier = Classifier(pages, stats, title, first_page)
     units = classifier.run()  # title, abstract, headings, paragraphs; bibliography skipped
     return assemble_paper(  # blocks, inline references, one FigureInfo per caption

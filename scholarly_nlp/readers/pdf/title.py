@@ -35,11 +35,12 @@ def title_page(pages: list[Page]) -> int:
     return 0
 
 
-def find_title(pages: list[Page], stats: Stats) -> list[VBlock]:
-    """The title's blocks: the biggest text in the top half of the first page (else its
-    first bold block), with the blocks of nearly its size right below and above it (a title
-    over two lines, or in two fonts); side text beside it and tiny watermarks are passed."""
-    page = pages[title_page(pages)]
+def find_title(pages: list[Page], stats: Stats, first_page: int = 0) -> list[VBlock]:
+    """The title's blocks on the paper's first page (``first_page``, 1 after a cover page:
+    :func:`title_page`): its biggest text in the top half (else its first bold block), with
+    the blocks of nearly that size right above and below it (a title over two lines, or in
+    two fonts); side text beside it and tiny watermarks are passed over."""
+    page = pages[first_page]
     first = _title_block(page, stats)
     if first is None:
         return []

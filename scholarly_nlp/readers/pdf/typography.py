@@ -20,6 +20,12 @@ _BOLD_HINTS = ("bold", "medi", "semibold", "demi", "black", "heavy", "cmbx", "-b
 _FORCE_BOLD_FLAG = 1 << 18
 
 
+def bold_font_name(name: str) -> bool:
+    """Whether a font's name says bold or heavier ("Times-Bold", "CMBX10", BMC's "...AdvTT3f.B")."""
+    lowered = name.lower()
+    return any(h in lowered for h in _BOLD_HINTS) or lowered.endswith((".b", "-b"))
+
+
 class FontReader:
     """Font names of characters, read through pdfium's FPDFText_GetFontInfo."""
 
@@ -37,11 +43,9 @@ class FontReader:
         found = self._known.get(key)
         if found is None:
             name = key[0].decode("latin-1")
-            lowered = name.lower()
-            # the force-bold flag, or the name ("Times-Bold", BMC's "...AdvTT3f.B"); the weight
-            # a font declares is not used: embedded regular fonts of ACL PDFs declare 700
-            bold = (bool(key[1] & _FORCE_BOLD_FLAG) or any(h in lowered for h in _BOLD_HINTS)
-                    or lowered.endswith((".b", "-b")))
+            # the force-bold flag, or the name; the weight a font declares is not used:
+            # embedded regular fonts of ACL PDFs declare 700
+            bold = bool(key[1] & _FORCE_BOLD_FLAG) or bold_font_name(name)
             found = self._known[key] = (name, bold)
         return found
 
