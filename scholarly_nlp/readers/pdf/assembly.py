@@ -36,7 +36,7 @@ def assemble_paper(
     dehyphenator = Dehyphenator(pages)
     paper = Paper(paper_id=paper_id, source=source, reader="pdf", sections=sections)
     targets = _add_figures(paper, captions)
-    entries = read_bibliography(reference_blocks, pages, dehyphenator)
+    entries = read_bibliography(reference_blocks, dehyphenator)
     paper.bibliography = {f"b{i}": _bib_entry(f"b{i}", e) for i, e in enumerate(entries)}
     texts = [_clean_text(dehyphenator.join(u.lines)) for u in units]
     raised = [_superscripts(u, t) if u.kind == "paragraph" else [] for u, t in zip(units, texts)]

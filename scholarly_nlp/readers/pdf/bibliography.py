@@ -25,7 +25,7 @@ from itertools import pairwise
 from typing import Optional
 
 from .dehyphenation import Dehyphenator
-from .model import Line, Page, VBlock, same_row
+from .model import Line, VBlock, same_row
 from .reference_parser import ParsedReference, entry_label, label_style, opens_with_name, parse_reference
 
 
@@ -65,13 +65,13 @@ class _Row:
         return self.first.page, self.first.col
 
 
-def read_bibliography(blocks: list[VBlock], pages: list[Page], dehyphenator: Dehyphenator) -> list[ParsedReference]:
+def read_bibliography(blocks: list[VBlock], dehyphenator: Dehyphenator) -> list[ParsedReference]:
     """The parsed entries of the reference list in ``blocks``; implausible pieces dropped."""
     rows = _rows(blocks)
     if not rows:
         return []
     numbered = _numbered_starts(rows)
-    starts = numbered if numbered is not None else _layout_starts(rows, blocks)
+    starts = numbered if numbered is not None else _layout_starts(rows)
     entries = []
     for lines in _cut(rows, starts):
         text = re.sub(r"\s+", " ", dehyphenator.join(lines)).strip()
@@ -130,13 +130,13 @@ def _numbered_starts(rows: list[_Row]) -> Optional[set[int]]:
     return starts if len(starts) >= max(_MIN_NUMBERED, 0.1 * len(rows)) else None
 
 
-def _layout_starts(rows: list[_Row], blocks: list[VBlock]) -> set[int]:
+def _layout_starts(rows: list[_Row]) -> set[int]:
     """Indices of the rows that open entries of an unnumbered list, from indents or gaps,
     decided per column (two lists of one paper may be set differently)."""
     by_column: dict[tuple[int, str], list[int]] = {}
     for index, row in enumerate(rows):
         by_column.setdefault(row.key, []).append(index)
-    gap_starts = _gap_starts(rows, blocks)
+    gap_starts = _gap_starts(rows)
     starts: set[int] = set()
     for indices in by_column.values():
         left = min(rows[i].x0 for i in indices)
@@ -172,7 +172,7 @@ def _opener_score(rows: list[_Row], starts: set[int]) -> float:
     return (short / counted if counted else 0.0) + (capital + ended) / len(starts)
 
 
-def _gap_starts(rows: list[_Row], blocks: list[VBlock]) -> set[int]:
+def _gap_starts(rows: list[_Row]) -> set[int]:
     """Rows after a wider gap than the list's usual advance, or after a short row that ends
     like an entry (a full stop, a DOI) or before one that opens with an author's name."""
     advances = [b.first.y0 - a.first.y0 for a, b in pairwise(rows)
