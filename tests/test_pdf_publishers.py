@@ -155,3 +155,20 @@ def test_a_caption_cut_by_a_change_of_spacing_keeps_its_rest():
     figure_1 = next(b.text for b in paper.blocks_of("caption") if b.text.startswith("Figure 1"))
     assert "(a) AI methods in electronic health record of single time stamp" in figure_1
     assert not any(b.text.startswith("record of single time stamp") for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_table_labels_at_the_top_of_pages_are_captions_with_their_titles():
+    """Elsevier's IST sets "Table 1" and "Table 6" alone at the top of their pages: they are
+    no running head, though with digits ignored they repeat in the margin; "Table 2" sits in
+    the left column over a title set across both, and takes that title."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "upmchk_paper2.pdf")
+    captions = {b.text.split()[1]: b.text for b in paper.blocks_of("caption") if b.text.startswith("Table")}
+    assert captions["1"].startswith("Table 1 Different terminologies for replication")
+    assert captions["2"].startswith("Table 2 Different terminologies for replication")
+    assert "according to changes to the original experim" in captions["2"]
+    assert captions["6"].startswith("Table 6 Characterization of several cases of validation studies")
+    assert not any(b.text.startswith("Different terminologies") for b in paper.blocks_of("paragraph"))

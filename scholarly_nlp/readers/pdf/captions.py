@@ -56,16 +56,18 @@ def _take_rest_below(page: Page, block: VBlock, stats: Stats) -> None:
 
 def _take_title_below(page: Page, block: VBlock) -> None:
     """A label alone on its line ("TABLE 1", centred over its title) takes the block right
-    under it, when that block is no caption of its own."""
-    index = page.blocks.index(block)
-    if index + 1 >= len(page.blocks):
-        return
-    below = page.blocks[index + 1]
+    under it, when that block is no caption of its own. The block is looked for by place, not
+    by reading order: a label in one column can sit over a title set across both."""
     label = block.lines[-1]
-    first = below.lines[0]
-    gap = first.y0 - label.y1
-    overlaps = first.x0 < label.x1 + 50 and first.x1 > label.x0 - 50
-    if 0 <= gap <= 1.2 * max(label.size, first.size, 1.0) and overlaps and caption_match(first.text) is None:
+    below, best_gap = None, None
+    for other in page.blocks:
+        first = other.lines[0]
+        gap = first.y0 - label.y1
+        overlaps = first.x0 < label.x1 + 50 and first.x1 > label.x0 - 50
+        if (other is not block and 0 <= gap <= 1.2 * max(label.size, first.size, 1.0) and overlaps
+                and first.role != "caption" and (best_gap is None or gap < best_gap)):
+            below, best_gap = other, gap
+    if below is not None and caption_match(below.lines[0].text) is None:
         block.lines.extend(below.lines)
         page.blocks.remove(below)
 

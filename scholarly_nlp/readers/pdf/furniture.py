@@ -13,6 +13,7 @@ from itertools import accumulate
 
 from .model import Line, Page
 from .nearby import SortedLines
+from .patterns import CAPTION_RE
 
 
 _PAGE_NUMBER_RE = re.compile(
@@ -60,11 +61,16 @@ def _margin_key(text: str) -> str:
 
 
 def _repeated_margin_texts(pages: list[Page]) -> set[str]:
-    """Texts (digits ignored) found in the top or bottom margin of at least two pages."""
+    """Texts (digits ignored) found in the top or bottom margin of at least two pages.
+
+    Caption labels are never furniture: with digits ignored, "Table 1" and "Table 6" over
+    tables at the top of two pages would read as one running head.
+    """
     seen: Counter = Counter()
     for page in pages:
         seen.update(
-            {_margin_key(l.text) for l in page.lines if _in_margin(l, page) and len(l.text) > 3}
+            {_margin_key(l.text) for l in page.lines
+             if _in_margin(l, page) and len(l.text) > 3 and not CAPTION_RE.match(l.text)}
         )
     return {key for key, n in seen.items() if n >= 2 and n >= 0.3 * len(pages)}
 
