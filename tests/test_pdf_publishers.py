@@ -172,3 +172,23 @@ def test_table_labels_at_the_top_of_pages_are_captions_with_their_titles():
     assert "according to changes to the original experim" in captions["2"]
     assert captions["6"].startswith("Table 6 Characterization of several cases of validation studies")
     assert not any(b.text.startswith("Different terminologies") for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_text_up_the_margin_is_furniture_but_slanted_heads_are_not():
+    """OUP's "Downloaded from https://academic.oup.com/..." runs up the right margin and
+    arXiv's id up the left one: furniture, so the caption it crossed stays whole and no block
+    holds the id. Ubiquity's subsection heads are set in a synthetic italic (a skewed, not
+    rotated, matrix): they stay sections."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        oup = read_pdf(PAIRS / "ser763_effects-of-disease.pdf")
+        arxiv = read_pdf(PAIRS / "grozescu_1906.06843v2.pdf")
+        ubiquity = read_pdf(PAIRS / "srgarcia_prodadmin__joh-1-7-v2.pdf")
+    figure_1 = next(b.text for b in oup.blocks_of("caption") if b.text.startswith("Figure 1:"))
+    assert figure_1.endswith("95% confidence interval for all individuals (R2 = 0.72).")
+    assert not any("academic.oup.com/conphys" in b.text for b in oup.blocks)
+    assert not any("arXiv:1906.06843v2" in b.text for b in arxiv.blocks)
+    numbers = {s.number for s in ubiquity.sections}
+    assert {"3.1", "3.2", "3.3", "4.1", "4.2"} <= numbers

@@ -9,6 +9,7 @@ in Python.
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 from collections.abc import Iterator
 
@@ -41,6 +42,8 @@ _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _SECTION_NUMBER_RE = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){1,4}\.?|[A-H]\.|[IVX]{1,4}\.)$")
 #: A word ending in a run of citation numbers ("work1,2", "disease.3-5"); checked for a raised baseline.
 _NUMBER_TAIL_RE = re.compile(r"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*)$")
+#: Radians off the horizontal within which a line counts as upright.
+_UPRIGHT_TOLERANCE = 0.1
 _NUMBERS_RE = re.compile(r"^\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*$")
 
 
@@ -112,7 +115,7 @@ def _page_lines(
                 if piece == _PDFIUM_HYPHEN:
                     words[-1].broken = True
                 for segment in _segments(words):
-                    yield _make_line(segment, page_index, fonts)
+                    yield _make_line(segment, page_index, fonts, raw_tp)
                 words = []
                 append = words.append
             continue
@@ -144,7 +147,7 @@ def _page_lines(
         append(word)
     if words:
         for segment in _segments(words):
-            yield _make_line(segment, page_index, fonts)
+            yield _make_line(segment, page_index, fonts, raw_tp)
 
 
 def _superscript_start(raw_tp, cleaned: str, end: int, aligned: bool, first_top: float, first_bottom: float,
@@ -194,13 +197,24 @@ def _segments(words: list[Word]) -> Iterator[list[Word]]:
     yield segment
 
 
-def _make_line(words: list[Word], page_index: int, fonts: FontReader) -> Line:
+def _upright(raw_tp, index: int) -> bool:
+    """Whether the character at ``index`` runs left to right along the page. Read from its
+    matrix's rotation (atan2(b, a)), not FPDFText_GetCharAngle, which takes the skew of a
+    synthetic italic for an angle."""
+    matrix = pdfium_c.FS_MATRIX()
+    if not pdfium_c.FPDFText_GetMatrix(raw_tp, index, matrix):
+        return True
+    return abs(math.atan2(matrix.b, matrix.a)) < _UPRIGHT_TOLERANCE
+
+
+def _make_line(words: list[Word], page_index: int, fonts: FontReader, raw_tp) -> Line:
     """Build a line segment; read its fonts at its first and last word (and, for a line
     opening with a section number or in bold that turns regular, at each of its first words,
-    to find run-in headings)."""
+    to find run-in headings) and its first character's angle."""
     name, bold_first = fonts.font(words[0].index)
     bold_last = fonts.font(words[-1].index)[1] if len(words) > 1 and bold_first else bold_first
     line = Line(words, page_index, bold=bold_first and bold_last, font=name)
+    line.upright = _upright(raw_tp, words[0].index)
     # a line opening with a section number, or in bold that ends in another weight (a head
     # run into its paragraph: "Validation We use the term ..."), gets its first words' fonts
     if len(words) > 2 and (_SECTION_NUMBER_RE.match(words[0].text) or (bold_first and not bold_last)):

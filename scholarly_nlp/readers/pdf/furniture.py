@@ -20,12 +20,17 @@ _PAGE_NUMBER_RE = re.compile(
     r"^[\W_]*(?:page\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?[\W_]*$", re.IGNORECASE
 )
 _LINE_NUMBER_RE = re.compile(r"^\d{1,4}$")
+#: Text at an angle is furniture on a page where it carries at most this share of the
+#: characters (a download stamp, arXiv's id up the margin); on a landscape float page it is
+#: the page's content.
+_ANGLED_SHARE = 0.25
 
 
 def mark_furniture(pages: list[Page]) -> None:
     """Mark running headers/footers, page numbers and review line numbers as furniture."""
     repeated = _repeated_margin_texts(pages)
     for page in pages:
+        _mark_angled_text(page)
         rows = None
         for line in page.lines:
             if not _in_margin(line, page):
@@ -37,6 +42,14 @@ def mark_furniture(pages: list[Page]) -> None:
                 if not _has_row_mate(line, rows):
                     line.role = "furniture"
         _mark_line_numbers(page)
+
+
+def _mark_angled_text(page: Page) -> None:
+    """Mark lines set at an angle as furniture where upright text makes the page."""
+    angled = [line for line in page.lines if not line.upright]
+    if angled and sum(len(l.text) for l in angled) <= _ANGLED_SHARE * sum(len(l.text) for l in page.lines):
+        for line in angled:
+            line.role = "furniture"
 
 
 def _has_row_mate(line: Line, rows: SortedLines) -> bool:

@@ -41,6 +41,7 @@ class Line:
     col: str = "F"  # "L" or "R" column, "F" full width or single column
     band: int = 0
     role: str = ""  # "", "furniture", "float" or "caption"
+    upright: bool = True  # False for text set at an angle (a margin's download stamp, arXiv's id)
 
     def __post_init__(self) -> None:
         words = self.words
