@@ -192,3 +192,16 @@ def test_text_up_the_margin_is_furniture_but_slanted_heads_are_not():
     assert not any("arXiv:1906.06843v2" in b.text for b in arxiv.blocks)
     numbers = {s.number for s in ubiquity.sections}
     assert {"3.1", "3.2", "3.3", "4.1", "4.2"} <= numbers
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_double_spaced_table_label_takes_its_title():
+    """An APA manuscript sets "Table 2" in bold and its italic title one double-spaced line
+    below: the caption holds both."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "srgarcia_JIMP-4.1.4.pdf")
+    captions = [b.text for b in paper.blocks_of("caption")]
+    assert "Table 2 The Types of OSS used in Libraries" in captions
+    assert "Table 8 The Challenges faced by the participants in the adoption and implementation of OSS" in captions

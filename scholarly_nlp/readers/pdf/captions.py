@@ -23,7 +23,7 @@ def find_captions(pages: list[Page], stats: Optional[Stats] = None) -> list[Capt
                 continue
             _split_off_table_rows(page, block)
             if not block.lines[0].text[match.end():].strip() and len(block.lines) == 1:
-                _take_title_below(page, block)
+                _take_title_below(page, block, stats)
             elif stats is not None:
                 _take_rest_below(page, block, stats)
             kind = "table" if match.group("word").lower().startswith("tab") else "figure"
@@ -54,17 +54,19 @@ def _take_rest_below(page: Page, block: VBlock, stats: Stats) -> None:
         page.blocks.remove(below)
 
 
-def _take_title_below(page: Page, block: VBlock) -> None:
+def _take_title_below(page: Page, block: VBlock, stats: Optional[Stats] = None) -> None:
     """A label alone on its line ("TABLE 1", centred over its title) takes the block right
     under it, when that block is no caption of its own. The block is looked for by place, not
-    by reading order: a label in one column can sit over a title set across both."""
+    by reading order: a label in one column can sit over a title set across both; in a
+    double-spaced manuscript (APA's "Table 2" over its italic title) the gap is wider."""
     label = block.lines[-1]
+    reach = max(1.2, stats.lead_ratio if stats else 0.0)
     below, best_gap = None, None
     for other in page.blocks:
         first = other.lines[0]
         gap = first.y0 - label.y1
         overlaps = first.x0 < label.x1 + 50 and first.x1 > label.x0 - 50
-        if (other is not block and 0 <= gap <= 1.2 * max(label.size, first.size, 1.0) and overlaps
+        if (other is not block and 0 <= gap <= reach * max(label.size, first.size, 1.0) and overlaps
                 and first.role != "caption" and (best_gap is None or gap < best_gap)):
             below, best_gap = other, gap
     if below is not None and caption_match(below.lines[0].text) is None:
