@@ -205,3 +205,26 @@ def test_a_double_spaced_table_label_takes_its_title():
     captions = [b.text for b in paper.blocks_of("caption")]
     assert "Table 2 The Types of OSS used in Libraries" in captions
     assert "Table 8 The Challenges faced by the participants in the adoption and implementation of OSS" in captions
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize(
+    "name, heads",
+    [
+        # MDPI: "2.1. Relevant Related Work" in italic on its own line, the paragraph right under
+        ("srgarcia_inventions-08-00032-v2", {("2.1", "Relevant Related Work"), ("4.1", "Training Time")}),
+        # a Google Docs export: italic one-line blocks between paragraphs in Arial
+        ("grozescu_2502.12102v1", {(None, "Layered relationships"), (None, "Implications for users")}),
+        # BMC (JNER 2014): sans-serif subheads, a little smaller than the serif body
+        ("gcp_0046d83a", {(None, "Participants"), (None, "Data analysis")}),
+    ],
+)
+def test_heads_in_a_font_of_their_own_are_sections(name, heads):
+    """A heading in body size and weight, told apart only by its font (italic, another
+    family), on a line of its own above its paragraph."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / f"{name}.pdf")
+    assert heads <= {(s.number, s.title) for s in paper.sections}
+    assert not any(b.text in {t for _, t in heads} for b in paper.blocks_of("paragraph"))

@@ -427,3 +427,14 @@ def test_undecodable_text_layer():
     # a 2001 Ghostscript PDF whose Type 3 fonts map no glyph to Unicode
     with pytest.raises(EmptyDocumentError, match="no Unicode mapping"):
         read_pdf(ACL_PDFS / "W01-0505.pdf")
+
+
+@needs_data
+def test_a_lead_in_line_in_another_font_is_no_heading():
+    """C02-1025 has "The local feature groups are:" on a line of its own over a list, and an
+    indented italic example sentence: neither is a section."""
+    need(ACL_PDFS)
+    paper = read_pdf(ACL_PDFS / "C02-1025.pdf")
+    titles = [s.title for s in paper.sections]
+    assert "Local Features" in titles
+    assert not any(t.startswith(("The local feature groups", "The McCann family")) for t in titles)

@@ -9,6 +9,7 @@ blocks of the bibliography (read by :mod:`.bibliography`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from itertools import pairwise
 from typing import Optional
@@ -41,12 +42,24 @@ _REFERENCES_RE = re.compile(
 )
 #: A footnote's opening: its mark, a number or a symbol, then its text ("1 The data ...", "*Corresponding").
 _FOOTNOTE_MARK_RE = re.compile(r"^(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]{1,3})\s*[^\W\d_]")
+#: Signs that put a line in a formula ("Tcomm + Tcomp"), not a heading.
+_FORMULA_SIGN_RE = re.compile(r"[=+<>^_\\|\u2211\u220f\u222b\u2264\u2265]")
 _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
 _FIRST_SECTION_NAMES = re.compile(
     r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
 )
+
+
+def _body_font(pages: list[Page], stats: Stats) -> str:
+    """The font carrying most characters in lines of the body's size."""
+    counts: Counter = Counter()
+    for page in pages:
+        for line in page.lines:
+            if not line.role and abs(line.size - stats.body_size) <= 0.05 * stats.body_size:
+                counts[line.font] += len(line.text)
+    return counts.most_common(1)[0][0] if counts else ""
 
 
 def _bold_name(font: str) -> bool:
@@ -94,6 +107,8 @@ class Classifier:
         self.footnotes: list[Unit] = []
         self.list_printed = False  # a reference list's heading (or its first entries) was seen
         self.list_was_a_box = False  # the last list ended where the body's numbering went on
+        self.body_font = _body_font(pages, stats)
+        self.upcoming: Optional[VBlock] = None  # the block after the one being classified
 
     def _text_top(self) -> Optional[float]:
         """Where page one's running text starts: its first section heading or block of body
@@ -120,7 +135,9 @@ class Classifier:
         """Classify every block; return the units (title first, footnotes last)."""
         if self.title:
             self.units.append(Unit("title", [l for b in self.title for l in b.lines]))
-        for block in self._blocks():
+        blocks = list(self._blocks())
+        for index, block in enumerate(blocks):
+            self.upcoming = blocks[index + 1] if index + 1 < len(blocks) else None
             if block.page < self.first_page or any(block is t for t in self.title):
                 continue  # a repository's cover page is not the paper
             if block.size < 0.55 * self.stats.body_size:
@@ -293,6 +310,10 @@ class Classifier:
                 return
             self._add_section(number, title, block)
             return
+        lone = self._lone_head(block)
+        if lone is not None:
+            self._add_section(*lone, block, run_in=True)
+            return
         if block.size < 0.88 * self.stats.body_size:
             self.interrupted = True  # footnotes, affiliations, stray figure text
             # kept aside, so that a paragraph running on past them is still continued
@@ -430,8 +451,12 @@ class Classifier:
             return True
         return bool(_LETTER_HEAD_RE.match(text)) and _italic(line.font)
 
-    def _run_in_heading(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
-        """A numbered heading set in its own font at the start of a paragraph ("2.1 Data. We ...")."""
+    def _run_in_heading(self, block: VBlock) -> Optional[tuple[Optional[str], str, list[Line]]]:
+        """A heading at the start of a paragraph's block: on a line of its own in its own font,
+        or run in ("2.1 Data. We ...")."""
+        own_line = self._own_line_head(block)
+        if own_line is not None:
+            return own_line
         first = block.lines[0]
         fonts = first.word_fonts
         if not fonts or len(fonts) < 3:
@@ -451,6 +476,71 @@ class Classifier:
                 rest = ([first.tail(k + 1)] if k + 1 < len(first.words) else []) + block.lines[1:]
                 return first.words[0].text.rstrip("."), title, rest
         return None
+
+    def _own_line_head(self, block: VBlock) -> Optional[tuple[Optional[str], str, list[Line]]]:
+        """A heading on the first line of a block, in a font of its own that the next line
+        leaves ("2.1. Relevant Related Work" in italic, "Reverse Complement", "1) AI EDUCATION
+        MODEL"), stopping short of the column's right edge: set in body size and spacing, it
+        shares a block with its paragraph."""
+        if len(block.lines) < 2 or same_row(block.lines[0], block.lines[1]):
+            return None
+        head = self._head_line(block.lines[0], block.lines[1])
+        return None if head is None else (*head, block.lines[1:])
+
+    def _lone_head(self, block: VBlock) -> Optional[tuple[Optional[str], str]]:
+        """A one-line block in a font other than the body's, right above a paragraph in the
+        body's font (an italic "Layered relationships" between paragraphs, BMC's sans-serif
+        "Participants"): a heading in body size and weight."""
+        below = self.upcoming
+        if len(block.lines) != 1 or below is None or below.page != block.page:
+            return None
+        line, next_line = block.lines[0], below.lines[0]
+        if (
+            line.font == self.body_font
+            or next_line.font != self.body_font
+            or len(below.lines) < 2
+            or not 0 <= next_line.y0 - line.y1 <= 3 * max(line.size, 1.0)
+            or next_line.col != line.col
+        ):
+            return None
+        return self._head_line(line, next_line)
+
+    def _head_line(self, line: Line, below: Line) -> Optional[tuple[Optional[str], str]]:
+        """(number or None, title) when ``line``, over ``below``, reads as a heading set in a
+        font of its own: the whole line in one font that ``below`` leaves, short, capitalised
+        or numbered, no sentence or list lead-in, no formula."""
+        text = line.text.strip()
+        if (
+            line.font != line.last_font
+            or line.font == below.font
+            or len(text.split()) > 12
+            or self._reaches_right(line)
+            or line.broken
+            or line.size < 0.9 * self.stats.body_size
+            or text.endswith((".", ",", ";", ":"))  # ":" leads into a list or an example
+            or not (text[:1].isupper() or text[:1].isdigit())
+            or not (self._flush_or_centred(line) or abs(line.x0 - below.x0) < 1.0)
+            or sum(c.isalpha() for c in text) < max(3, 0.6 * len(text.replace(" ", "")))
+            or caption_match(text)
+            or is_math(text)
+            or _FORMULA_SIGN_RE.search(text)
+        ):
+            return None
+        for regex in (NUMBERED_HEAD_RE, _LETTER_HEAD_RE, _ROMAN_HEAD_RE):
+            match = regex.match(text)
+            if match:
+                return match.group("num"), match.group("title").rstrip(".:").strip()
+        if text[:1].isdigit():
+            return None  # a number that opens no heading ("2016). ...", "3 × 3 grid")
+        return None, text
+
+    def _flush_or_centred(self, line: Line) -> bool:
+        """Whether a line starts at its column's left edge or sits centred in it (a heading
+        is not indented, unlike a displayed example, unless its paragraph is too)."""
+        left, right = self.pages[line.page].edge(line)
+        size = max(line.size, 1.0)
+        indent = line.x0 - left
+        return indent < 0.6 * size or abs(indent - (right - line.x1)) < 2 * size
 
     def _run_in_bold(self, first: Line, block: VBlock) -> Optional[tuple[Optional[str], str, list[Line]]]:
         """An unnumbered bold head run into its paragraph ("Validation We use the term ...",

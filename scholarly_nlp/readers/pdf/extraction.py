@@ -212,8 +212,8 @@ def _make_line(words: list[Word], page_index: int, fonts: FontReader, raw_tp) ->
     opening with a section number or in bold that turns regular, at each of its first words,
     to find run-in headings) and its first character's angle."""
     name, bold_first = fonts.font(words[0].index)
-    bold_last = fonts.font(words[-1].index)[1] if len(words) > 1 and bold_first else bold_first
-    line = Line(words, page_index, bold=bold_first and bold_last, font=name)
+    last_name, bold_last = fonts.font(words[-1].index) if len(words) > 1 else (name, bold_first)
+    line = Line(words, page_index, bold=bold_first and bold_last, font=name, last_font=last_name)
     line.upright = _upright(raw_tp, words[0].index)
     # a line opening with a section number, or in bold that ends in another weight (a head
     # run into its paragraph: "Validation We use the term ..."), gets its first words' fonts

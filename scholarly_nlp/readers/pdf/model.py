@@ -35,7 +35,8 @@ class Line:
     words: list[Word]
     page: int
     bold: bool = False
-    font: str = ""
+    font: str = ""  # the first word's font
+    last_font: str = ""  # the last word's font
     word_fonts: Optional[list[str]] = None  # only for lines that start with a section number ("2.1", "A.", "IV.")
     size: float = 0.0
     col: str = "F"  # "L" or "R" column, "F" full width or single column
@@ -72,13 +73,13 @@ class Line:
 
     def head(self, end: int) -> Line:
         """A copy holding the words before ``end`` (a run-in heading cut off its paragraph)."""
-        line = Line(self.words[:end], self.page, self.bold, self.font, None, self.size, self.col)
+        line = Line(self.words[:end], self.page, self.bold, self.font, self.font, None, self.size, self.col)
         line.band, line.role = self.band, self.role
         return line
 
     def tail(self, start: int) -> Line:
         """A copy holding the words from ``start`` on (used to cut a run-in heading off)."""
-        line = Line(self.words[start:], self.page, self.bold, self.font, None, self.size, self.col)
+        line = Line(self.words[start:], self.page, self.bold, self.font, self.last_font, None, self.size, self.col)
         line.band, line.role = self.band, self.role
         return line
 
