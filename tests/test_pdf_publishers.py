@@ -228,3 +228,22 @@ def test_heads_in_a_font_of_their_own_are_sections(name, heads):
         paper = read_pdf(PAIRS / f"{name}.pdf")
     assert heads <= {(s.number, s.title) for s in paper.sections}
     assert not any(b.text in {t for _, t in heads} for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_revtex_first_page_under_a_full_width_abstract_keeps_its_columns():
+    """APS's REVTeX prints a long full-width abstract with no label, then two columns: the
+    page takes the paper's usual gutter, so the title is not swallowed by Figure 1's region,
+    the abstract is read though unlabelled, and the left column's lines do not interleave with
+    the right column's caption."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "grozescu_1906.06843v2.pdf")
+    assert paper.title.startswith("Predicting Research Trends with Semantic and Neural Networks")
+    abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
+    assert abstract.startswith("The vast and growing number of publications in all disciplines of science")
+    first = next(b.text for b in paper.blocks_of("paragraph"))
+    assert first.startswith("A computer algorithm with access to a large corpus of published scientific research")
+    assert "physics (SEMNET)" not in first
+    assert paper.sections[0].title == "INTRODUCTION"

@@ -109,6 +109,8 @@ class Classifier:
         self.list_was_a_box = False  # the last list ended where the body's numbering went on
         self.body_font = _body_font(pages, stats)
         self.upcoming: Optional[VBlock] = None  # the block after the one being classified
+        # an abstract printed without a label, above where running text starts (REVTeX)
+        self.unlabelled_abstract = None if label is not None else self._prose_above_text()
 
     def _text_top(self) -> Optional[float]:
         """Where page one's running text starts: its first section heading or block of body
@@ -126,6 +128,29 @@ class Classifier:
             ):
                 tops.append(block.bbox[1])
         return min(tops, default=None)
+
+    def _prose_above_text(self) -> Optional[VBlock]:
+        """The lowest block of prose on the first page above where running text starts:
+        three lines or more in about the body's size, mostly lower-case words (an author
+        or affiliation block is mostly capitalised)."""
+        if self.front_floor is None:
+            return None
+        page = self.pages[self.first_page]
+        found = None
+        for block in page.blocks:
+            words = block.text.split()
+            if (
+                block.bbox[3] < self.front_floor - 1
+                and not any(block is t for t in self.title)
+                and not block.lines[0].role
+                and len(block.lines) >= 3
+                and len(block.text) >= 400
+                and block.size >= 0.85 * self.stats.body_size
+                and sum(w[:1].islower() for w in words) >= 0.6 * len(words)
+                and (found is None or block.bbox[1] > found.bbox[1])
+            ):
+                found = block
+        return found
 
     def _blocks(self, max_page: Optional[int] = None) -> Iterator[VBlock]:
         for page in self.pages[:max_page]:
@@ -146,6 +171,7 @@ class Classifier:
                 block.page == self.first_page
                 and self.front_floor is not None
                 and block.bbox[3] < self.front_floor - 1
+                and block is not self.unlabelled_abstract
             ):
                 continue
             lines = [l for l in block.lines if not l.role]
@@ -208,7 +234,9 @@ class Classifier:
         if head is not None and (head[0] or _FIRST_SECTION_NAMES.match(head[1])):
             self.state = "body"
             self._body(block)
-        elif self._abstract_like(block):
+        elif self._abstract_like(block) or (
+            self.unlabelled_abstract is not None and block.lines[0] is self.unlabelled_abstract.lines[0]
+        ):
             self.state = "abstract"
             self._abstract(block)
 

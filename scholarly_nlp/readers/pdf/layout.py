@@ -22,15 +22,61 @@ from .nearby import SortedLines
 _MAX_GUTTER_CANDIDATES = 8192
 
 
-def layout_page(page: Page) -> None:
-    """Find the column gutter, assign columns and bands, and put lines in reading order."""
-    text_lines = _attach_scripts([l for l in page.lines if not l.role])
-    page.split = _column_split(text_lines, page.width)
+def layout_pages(pages: list[Page]) -> None:
+    """Find each page's column gutter, assign columns and bands, and put its lines in
+    reading order (a full-width band, then the left column, then the right one).
+
+    A page whose own text finds no gutter takes the document's usual one where its lower
+    part is set in those columns: a first page under a long full-width abstract (REVTeX)
+    carries too much text across the gutter for its own."""
+    texts = [_attach_scripts([l for l in page.lines if not l.role]) for page in pages]
+    splits = [_column_split(lines, page.width) for lines, page in zip(texts, pages)]
+    usual = _usual_split(splits)
+    for page, lines, split in zip(pages, texts, splits):
+        if split is None and usual is not None and _columns_below_front_matter(lines, usual):
+            split = usual
+        _lay_out(page, lines, split)
+
+
+def _lay_out(page: Page, text_lines: list[Line], split: Optional[float]) -> None:
+    """Assign columns and bands for ``split`` and put the lines in reading order."""
+    page.split = split
     _assign_columns(text_lines, page.split)
     if page.split is not None:
         text_lines = _merge_spanning_rows(text_lines)
     page.lines = _reading_order(text_lines)
     page.edges = _column_edges(page.lines)
+
+
+def _usual_split(splits: list[Optional[float]]) -> Optional[float]:
+    """The gutter most pages share (within 5 pt), when at least half of them have one."""
+    found = [s for s in splits if s is not None]
+    if len(splits) < 2 or len(found) < 0.5 * len(splits):
+        return None
+    middle = sorted(found)[len(found) // 2]
+    close = [s for s in found if abs(s - middle) <= 5]
+    return middle if len(close) >= 0.5 * len(splits) else None
+
+
+def _columns_below_front_matter(lines: list[Line], split: float) -> bool:
+    """Whether, from the first line that keeps to one side of ``split`` down, the text is
+    set in two columns there: little crosses the gutter and both sides carry text."""
+    lines = [l for l in lines if len(l.text) >= 8]
+    sides = [l for l in lines if l.x1 <= split + 2 or l.x0 >= split - 2]
+    if not sides:
+        return False
+    top = min(l.y0 for l in sides)
+    weight = {"left": 0, "right": 0, "across": 0}
+    for line in lines:
+        if line.y0 < top:
+            continue
+        side = "left" if line.x1 <= split + 2 else "right" if line.x0 >= split - 2 else "across"
+        weight[side] += len(line.text)
+    total = sum(weight.values())
+    return (
+        weight["across"] <= 0.1 * total
+        and min(weight["left"], weight["right"]) >= 0.2 * total
+    )
 
 
 def _attach_scripts(lines: list[Line]) -> list[Line]:

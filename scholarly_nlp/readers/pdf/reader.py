@@ -18,7 +18,7 @@ from .extraction import read_page
 from .floats import locate_floats
 from .furniture import mark_furniture
 from .images import save_figure_images
-from .layout import layout_page
+from .layout import layout_pages
 from .model import Page
 from .title import find_title, title_page
 from .typography import assign_sizes, doc_stats
@@ -68,8 +68,7 @@ def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -
     """Run the passes after extraction over the pages, in order, and assemble the Paper."""
     assign_sizes(pages)  # typography: each line's size
     mark_furniture(pages)  # furniture: running heads and feet, page and line numbers
-    for page in pages:
-        layout_page(page)  # layout: columns, bands, reading order
+    layout_pages(pages)  # layout: columns, bands, reading order
     stats = doc_stats(pages)  # typography: body size, line advance
     for page in pages:
         page.blocks = visual_blocks(page, stats)  # visual blocks
