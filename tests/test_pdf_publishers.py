@@ -38,6 +38,8 @@ def tokens(text: str) -> list[str]:
         "grobidmonkey_example",  # a two-line title whose first line is a little smaller
         "mauricio_AIPNAFLDF",  # a tiny download watermark between the title's lines
         "mauricio_BSCA",  # a title barely bigger than the text
+        "juansta_paper4",  # SAGE's 7 pt "©The Author(s)" box on the rows of an 18 pt title
+        "grozescu_1906.06843v2",  # arXiv's id, 20 pt up the margin, is no title
     ],
 )
 def test_the_title_is_the_papers_own(name):

@@ -34,9 +34,16 @@ def _starts_block(block: VBlock, line: Line, stats: Stats, page: Page) -> bool:
     prev = block.lines[-1]
     if (prev.band, prev.col) != (line.band, line.col):
         return True
-    if same_row(prev, line):
-        return False
     size = max(prev.size, line.size, 1.0)
+    if same_row(prev, line):
+        # side text beside a title (SAGE's "©The Author(s) 2022" box in 7 pt by an 18 pt
+        # title) shares its row, not its block; in running text a formula's big and small
+        # pieces do share one
+        return (
+            abs(prev.size - line.size) > 0.3 * size
+            and size >= 1.4 * stats.body_size
+            and max(line.x0 - prev.x1, prev.x0 - line.x1) > 2.5 * size
+        )
     lead = line.base - prev.base
     if lead < 0 or lead > 1.3 * stats.lead_ratio * size:
         return True
