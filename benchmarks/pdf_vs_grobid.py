@@ -6,8 +6,11 @@ publishers) and ``tei/with-pdf/`` (3 papers) it measures:
 * **title**: the PDF title's tokens equal the TEI title's;
 * **abstract F1** and **body F1**: multiset token F1 against the TEI abstract and body ``<p>``;
 * **caption recall**: TEI ``figDesc`` captions with 70% of their tokens in one PDF caption;
+  also over the figures GROBID gave a ``label`` ("labelled"): a quarter of its ``figDesc``s
+  have none and most of those are body paragraphs, table cells or LaTeX residue;
 * **footnote recall**: TEI ``note[@place="foot"]`` with 70% of their tokens in one PDF footnote;
-* **head recall**: TEI body heads with token F1 >= .8 against a PDF section title;
+* **head recall**: TEI body heads with token F1 >= .8 against a PDF section title; also over
+  the heads GROBID numbered (``head/@n``): its unnumbered ones include figure panel labels;
 * **bibliography recall**: GROBID entries (with a title) whose title has token F1 >= .8
   with the title of one of the reader's entries;
 * **markers linked**: citation markers (``bibr`` refs) with a bibliography target, the
@@ -126,10 +129,19 @@ def tei_facts(path: Path) -> dict:
     abstract = tree.find(".//t:profileDesc/t:abstract", TEI_NS)
     body = tree.find(".//t:text/t:body", TEI_NS)
     heads, paragraphs, captions = [], [], []
+    numbered_heads, labelled_captions = [], []
     if body is not None:
-        heads = [text_of(h) for h in body.findall(".//t:div/t:head", TEI_NS) if text_of(h)]
+        for head in body.findall(".//t:div/t:head", TEI_NS):
+            if text_of(head):
+                heads.append(text_of(head))
+                numbered_heads.append(bool(head.get("n")))
         paragraphs = [text_of(p) for p in body.findall(".//t:div/t:p", TEI_NS) if text_of(p)]
-        captions = [text_of(d) for d in body.findall(".//t:figure/t:figDesc", TEI_NS) if text_of(d)]
+        for figure in body.findall(".//t:figure", TEI_NS):
+            desc = figure.find("t:figDesc", TEI_NS)
+            if desc is not None and text_of(desc):
+                captions.append(text_of(desc))
+                label = figure.find("t:label", TEI_NS)
+                labelled_captions.append(label is not None and bool(text_of(label)))
     bib_titles = []
     for entry in tree.findall(".//t:text/t:back//t:listBibl/t:biblStruct", TEI_NS):
         entry_title = entry.find("t:analytic/t:title", TEI_NS)
@@ -144,8 +156,10 @@ def tei_facts(path: Path) -> dict:
         "title": text_of(title) if title is not None else "",
         "abstract": text_of(abstract) if abstract is not None else "",
         "heads": heads,
+        "numbered_heads": numbered_heads,
         "paragraphs": paragraphs,
         "captions": captions,
+        "labelled_captions": labelled_captions,
         "bib_titles": bib_titles,
         "markers": len(markers),
         "markers_linked": sum(1 for m in markers if m.get("target")),
@@ -188,8 +202,12 @@ def compare(paper: Paper, tei: dict) -> dict:
         "body_f1": round(bf, 3),
         "captions_tei": len(found_captions),
         "captions_found": sum(found_captions),
+        "labelled_captions_tei": sum(tei["labelled_captions"]),
+        "labelled_captions_found": sum(f for f, l in zip(found_captions, tei["labelled_captions"]) if l),
         "heads_tei": len(found_heads),
         "heads_found": sum(found_heads),
+        "numbered_heads_tei": sum(tei["numbered_heads"]),
+        "numbered_heads_found": sum(f for f, n in zip(found_heads, tei["numbered_heads"]) if n),
         "bib_tei": len(found_bib),
         "bib_found": sum(found_bib),
         "bib_pdf": len(paper.bibliography),
@@ -221,7 +239,9 @@ def summarise(rows: list[dict]) -> dict:
         "abstract_f1": mean("abstract_f1"),
         "body_f1": mean("body_f1"),
         "caption_recall": ratio(total("captions_found"), total("captions_tei")),
+        "labelled_caption_recall": ratio(total("labelled_captions_found"), total("labelled_captions_tei")),
         "head_recall": ratio(total("heads_found"), total("heads_tei")),
+        "numbered_head_recall": ratio(total("numbered_heads_found"), total("numbered_heads_tei")),
         "bib_recall": ratio(total("bib_found"), total("bib_tei")),
         "footnote_recall": ratio(total("footnotes_found"), total("footnotes_tei")),
         "bib_entries_pdf": total("bib_pdf"),
@@ -321,7 +341,8 @@ def measure(data: Path, only: Optional[set[str]] = None) -> dict:
 # --------------------------------------------------------------------------- report
 
 _COLUMNS = [("title", "title_right"), ("abs F1", "abstract_f1"), ("body F1", "body_f1"),
-            ("capt R", "caption_recall"), ("head R", "head_recall"), ("foot R", "footnote_recall"),
+            ("capt R", "caption_recall"), ("labelled capt R", "labelled_caption_recall"),
+            ("head R", "head_recall"), ("numbered head R", "numbered_head_recall"), ("foot R", "footnote_recall"),
             ("bib R", "bib_recall"),
             ("linked/GROBID", "markers_linked_vs_grobid")]
 
