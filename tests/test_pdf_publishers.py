@@ -249,3 +249,16 @@ def test_a_revtex_first_page_under_a_full_width_abstract_keeps_its_columns():
     assert first.startswith("A computer algorithm with access to a large corpus of published scientific research")
     assert "physics (SEMNET)" not in first
     assert paper.sections[0].title == "INTRODUCTION"
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_long_caption_rest_in_prose_is_taken_but_not_a_table():
+    """ApJS's Fig. 8 caption goes on for five lines below a change of line spacing, its rows
+    cut where a symbol has no glyph: the caption takes them all."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "mauricio_BUFCRAOGRS.pdf")
+    figure_8 = next(b.text for b in paper.blocks_of("caption") if b.text.startswith("Fig. 8."))
+    assert figure_8.rstrip().endswith("are binned by 0.01 K intervals.")
+    assert not any(b.text.startswith("130 to 135 km") for b in paper.blocks_of("paragraph"))

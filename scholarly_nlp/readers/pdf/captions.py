@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .blocks import caption_match
-from .model import Caption, Page, Stats, VBlock, same_row
+from .model import Caption, Line, Page, Stats, VBlock, same_row
 from .patterns import TERMINAL_PUNCT
 
 
@@ -48,10 +48,30 @@ def _take_rest_below(page: Page, block: VBlock, stats: Stats) -> None:
         and 0 <= gap <= 0.8 * block.size
         and block.bbox[0] - 2 <= first.x0 <= block.bbox[2]
         and caption_match(first.text) is None
-        and len(below.lines) <= 4  # a caption's remnant is short; a paragraph going on is not
+        # a caption's remnant is short, or runs on as prose (not the rows of a table under it)
+        and (len(below.lines) <= 4 or _prose(below, block.bbox[2] - block.bbox[0]))
     ):
         block.lines.extend(below.lines)
         page.blocks.remove(below)
+
+
+def _prose(block: VBlock, width: float) -> bool:
+    """Whether a block reads as running lines across ``width``: every row but the last spans
+    most of it, and the pieces of a row (cut where a symbol has no glyph) sit close, where a
+    table's cells stand apart."""
+    rows: list[list[Line]] = []
+    for line in block.lines:
+        if rows and same_row(rows[-1][-1], line):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    for i, row in enumerate(rows):
+        pieces = sorted(row, key=lambda l: l.x0)
+        if any(b.x0 - a.x1 > 2.5 * max(a.size, 1.0) for a, b in zip(pieces, pieces[1:])):
+            return False
+        if i < len(rows) - 1 and pieces[-1].x1 - pieces[0].x0 < 0.7 * width:
+            return False
+    return True
 
 
 def _take_title_below(page: Page, block: VBlock, stats: Optional[Stats] = None) -> None:
