@@ -11,6 +11,8 @@ publishers) and ``tei/with-pdf/`` (3 papers) it measures:
 * **footnote recall**: TEI ``note[@place="foot"]`` with 70% of their tokens in one PDF footnote;
 * **head recall**: TEI body heads with token F1 >= .8 against a PDF section title; also over
   the heads GROBID numbered (``head/@n``): its unnumbered ones include figure panel labels;
+* **author recall** and **precision**: GROBID's header authors whose surname (folded) is
+  the last word of one of the reader's author names, and the reader's authors found so;
 * **bibliography recall**: GROBID entries (with a title) whose title has token F1 >= .8
   with the title of one of the reader's entries;
 * **markers linked**: citation markers (``bibr`` refs) with a bibliography target, the
@@ -36,6 +38,7 @@ import re
 import statistics
 import sys
 import time
+import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Optional
@@ -149,10 +152,13 @@ def tei_facts(path: Path) -> dict:
             entry_title = entry.find("t:monogr/t:title", TEI_NS)
         if entry_title is not None and len(tokens(text_of(entry_title))) >= 2:
             bib_titles.append(text_of(entry_title))
+    authors = [text_of(s) for s in tree.findall(
+        ".//t:teiHeader/t:fileDesc/t:sourceDesc/t:biblStruct/t:analytic/t:author/t:persName/t:surname", TEI_NS)]
     markers = tree.findall(".//t:text/t:body//t:ref[@type='bibr']", TEI_NS)
     footnotes = [text_of(n) for n in tree.findall(".//t:text//t:note[@place='foot']", TEI_NS) if text_of(n)]
     return {
         "footnotes": footnotes,
+        "authors": authors,
         "title": text_of(title) if title is not None else "",
         "abstract": text_of(abstract) if abstract is not None else "",
         "heads": heads,
@@ -190,7 +196,13 @@ def compare(paper: Paper, tei: dict) -> dict:
     markers = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"]
     notes = [tokens(b.text) for b in paper.blocks_of("footnote")]
     found_notes = [any(containment(tokens(n), ours) >= CAPTION_MATCH for ours in notes) for n in tei["footnotes"]]
+    gold_surnames = {_fold(a) for a in tei["authors"] if _fold(a)}
+    our_surnames = [_fold(a.name.split()[-1]) for a in paper.authors if a.name.split()]
     return {
+        "authors_tei": len(gold_surnames),
+        "authors_found": len(gold_surnames & set(our_surnames)),
+        "authors_pdf": len(our_surnames),
+        "authors_right": sum(1 for s in our_surnames if s in gold_surnames),
         "footnotes_tei": len(found_notes),
         "footnotes_found": sum(found_notes),
         "footnotes_pdf": len(notes),
@@ -220,6 +232,12 @@ def compare(paper: Paper, tei: dict) -> dict:
     }
 
 
+def _fold(name: str) -> str:
+    """A surname for matching: lower case, accents and punctuation removed."""
+    text = unicodedata.normalize("NFKD", name)
+    return re.sub(r"[^a-z]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
+
+
 def ratio(num: float, den: float) -> Optional[float]:
     """num / den to three places, or None when den is 0."""
     return round(num / den, 3) if den else None
@@ -242,6 +260,8 @@ def summarise(rows: list[dict]) -> dict:
         "labelled_caption_recall": ratio(total("labelled_captions_found"), total("labelled_captions_tei")),
         "head_recall": ratio(total("heads_found"), total("heads_tei")),
         "numbered_head_recall": ratio(total("numbered_heads_found"), total("numbered_heads_tei")),
+        "author_recall": ratio(total("authors_found"), total("authors_tei")),
+        "author_precision": ratio(total("authors_right"), total("authors_pdf")),
         "bib_recall": ratio(total("bib_found"), total("bib_tei")),
         "footnote_recall": ratio(total("footnotes_found"), total("footnotes_tei")),
         "bib_entries_pdf": total("bib_pdf"),
@@ -340,7 +360,8 @@ def measure(data: Path, only: Optional[set[str]] = None) -> dict:
 
 # --------------------------------------------------------------------------- report
 
-_COLUMNS = [("title", "title_right"), ("abs F1", "abstract_f1"), ("body F1", "body_f1"),
+_COLUMNS = [("title", "title_right"), ("authors R", "author_recall"), ("authors P", "author_precision"),
+            ("abs F1", "abstract_f1"), ("body F1", "body_f1"),
             ("capt R", "caption_recall"), ("labelled capt R", "labelled_caption_recall"),
             ("head R", "head_recall"), ("numbered head R", "numbered_head_recall"), ("foot R", "footnote_recall"),
             ("bib R", "bib_recall"),

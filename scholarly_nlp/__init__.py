@@ -61,7 +61,7 @@ from .errors import (
 from .hookspecs import hookimpl
 from .component_spec import ComponentSpec
 from .components_api import add_component
-from .paper import BibEntry, Block, FigureInfo, InlineRef, Paper
+from .paper import Author, BibEntry, Block, FigureInfo, InlineRef, Paper
 from .paper import Section as PaperSection
 from .plugins import PluginRegistry, get_registry
 from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
@@ -76,7 +76,7 @@ __all__ = [
     "pipeline_path",
     "ASPECTS", "QUERY_ASPECTS", "ROLE_GROUP", "ROLES",
     "abstract_sentences", "aspect_of_role", "aspect_sentences", "check_aspect", "set_roles", "title_span",
-    "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
+    "Author", "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "IncompatiblePipelineError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadLimits", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
     "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnknownPipelineError", "analysis_record", "cache_dir", "load", "UnsafeInputError", "blank", "doc_from_json",

@@ -141,8 +141,22 @@ class BibEntry:
         }
 
 
+@dataclass
+class Author:
+    """One of the paper's own authors, as printed: the name, the affiliations that the
+    paper gives the author (each as one string) and the e-mail address, where printed."""
+
+    name: str
+    affiliations: list[str] = field(default_factory=list)
+    email: Optional[str] = None
+
+    def to_dict(self) -> dict:
+        """Plain JSON-able dict (one ``doc._.authors`` item)."""
+        return {"name": self.name, "affiliations": list(self.affiliations), "email": self.email}
+
+
 #: ``doc._.paper_meta`` keys the builder writes from the document model; ``Paper.meta`` may not set them.
-RESERVED_META_KEYS = ("paper_id", "source", "reader", "figures", "sections", "bibliography", "formulas",
+RESERVED_META_KEYS = ("paper_id", "source", "reader", "authors", "figures", "sections", "bibliography", "formulas",
                       "footnotes", "back_matter")
 
 
@@ -161,6 +175,7 @@ class Paper:
     source: Optional[str] = None
     reader: str = ""
     blocks: list[Block] = field(default_factory=list)
+    authors: list[Author] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
     figures: list[FigureInfo] = field(default_factory=list)
     bibliography: dict[str, BibEntry] = field(default_factory=dict)

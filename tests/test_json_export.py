@@ -101,6 +101,15 @@ def test_stable_keys_are_unchanged(real_docs):
     assert data["figures"][0]["mentions"] == [m.text for m in doc._.figures[0].mentions]
     assert data["citances"][0] == {"text": doc._.citances[0].text, "bib_ids": doc._.citances[0].bib_ids}
     assert data["bibliography"] == doc._.bibliography
+    assert data["authors"] == doc._.authors and data["authors"][0]["name"]
+
+
+def test_the_papers_authors_round_trip(real_docs):
+    """``doc._.authors`` (name, affiliations, e-mail) survives the export, from TEI and PDF."""
+    for doc in real_docs:
+        data, back = through_json(doc)
+        assert back._.authors == doc._.authors, doc._.paper_id
+    assert any(a["affiliations"] and a["email"] for doc in real_docs for a in doc._.authors)
 
 
 def test_new_span_groups_and_values_round_trip_without_code_changes(real_docs):

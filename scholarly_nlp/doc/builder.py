@@ -241,6 +241,7 @@ def _meta(paper: Paper, section_order: list[int]) -> dict:
         "paper_id": paper.paper_id,
         "source": paper.source,
         "reader": paper.reader,
+        "authors": [author.to_dict() for author in paper.authors],
         "figures": [
             {
                 "id": f.id,

@@ -24,7 +24,7 @@ group              one span per                                 label_ / kb_id_
 
 What is not text (figure labels and boxes, bibliography, section levels, paper id) is one
 JSON-able dict in ``doc._.paper_meta``. Typed views are getters: ``doc._.figures``,
-``doc._.citances``, ``doc._.sections``, ``doc._.bibliography``, ``doc._.paper_id``,
+``doc._.citances``, ``doc._.sections``, ``doc._.bibliography``, ``doc._.paper_id``, ``doc._.authors``,
 ``doc._.formulas``, ``doc._.footnotes``, ``doc._.back_matter``.
 """
 
@@ -52,6 +52,11 @@ def paper_meta(doc: Doc) -> dict:
 def get_paper_id(doc: Doc) -> Optional[str]:
     """The paper id (TEI/PDF file stem unless the reader was given one)."""
     return paper_meta(doc).get("paper_id")
+
+
+def get_authors(doc: Doc) -> list[dict]:
+    """The paper's own authors as plain dicts: {name, affiliations, email}."""
+    return _plain(paper_meta(doc).get("authors", []))
 
 
 def get_bibliography(doc: Doc) -> dict:
@@ -178,6 +183,7 @@ DOC_EXTENSIONS: dict[str, dict[str, Any]] = {
     # scholarly_nlp.readers.clscisumm.incoming_citance for the keys.
     "incoming_citances": {"default": None},
     "paper_id": {"getter": get_paper_id},
+    "authors": {"getter": get_authors},
     "bibliography": {"getter": get_bibliography},
     "figures": {"getter": get_figures},
     "citances": {"getter": get_citances},

@@ -2,7 +2,7 @@
 
 The JSON export has stable, documented top-level keys for people and other tools::
 
-    paper_id, title, abstract,
+    paper_id, title, authors[{name, affiliations, email}], abstract,
     sections[{title, number, paragraphs[text]}],
     figures[{id, label, kind, caption, mentions[text]}],
     citances[{text, bib_ids}],
@@ -99,6 +99,7 @@ def doc_to_json(doc: Doc, full: bool = False, *, base_dir: Optional[PathLike] = 
         "format_version": JSON_FORMAT_VERSION,
         "paper_id": doc._.paper_id,
         "title": " ".join(s.text for s in doc.spans.get("title", [])),
+        "authors": doc._.authors if Doc.has_extension("authors") else [],
         "abstract": "\n\n".join(s.text for s in doc.spans.get("abstract", [])),
         "sections": [
             {"title": s.title, "number": s.number, "paragraphs": [p.text for p in s.paragraphs]} for s in doc._.sections

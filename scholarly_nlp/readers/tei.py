@@ -28,6 +28,7 @@ from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
 from .limits import ReadLimits, check_input_file
+from .tei_authors import person_name, read_header_authors
 from .tei_parts import (
     back_matter_kind,
     bib_year,
@@ -215,6 +216,7 @@ class _TeiBuilder:
         self._index_formulas_and_footnotes()
         self._read_bibliography()
         self._read_title()
+        self.paper.authors = read_header_authors(self.root)
         self._read_abstract()
         body = self.root.find("t:text/t:body", NS)
         if body is not None:
@@ -618,9 +620,7 @@ def _bib_entry(bibl: etree._Element, bib_id: str) -> BibEntry:
     authors = []
     if authors_root is not None:
         for pers in authors_root.iterfind("t:author/t:persName", NS):
-            names = [collapse_whitespace(f.text or "") for f in pers.iterfind("t:forename", NS)]
-            surname = text_of(pers.find("t:surname", NS))
-            full = " ".join(n for n in names + [surname] if n)
+            full = person_name(pers)
             if full:
                 authors.append(full)
     date = bibl.find(".//t:imprint/t:date", NS)

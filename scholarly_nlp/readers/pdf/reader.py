@@ -16,6 +16,7 @@ from .classification import Classifier
 from .document import PdfHandle, check_file, open_document, require_text
 from .extraction import read_page
 from .floats import locate_floats
+from .front_matter import read_authors
 from .furniture import mark_furniture
 from .images import save_figure_images
 from .layout import layout_pages
@@ -78,7 +79,9 @@ def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -
     title = find_title(pages, stats, first_page)
     classifier = Classifier(pages, stats, title, first_page)
     units = classifier.run()  # title, abstract, headings, paragraphs; bibliography skipped
-    return assemble_paper(  # blocks, inline references, one FigureInfo per caption
+    paper = assemble_paper(  # blocks, inline references, one FigureInfo per caption
         paper_id, source, pages, units, classifier.sections, classifier.reference_blocks, captions,
         list_printed=classifier.list_printed,
     )
+    paper.authors = read_authors(pages[first_page], title, classifier.front_floor)  # under the title
+    return paper

@@ -1,0 +1,258 @@
+"""Pass 10, front matter: the paper's own authors, their affiliations and e-mail addresses.
+
+Consumes the first page's blocks between the title and where the abstract or the running
+text starts (the classifier's ``front_floor``); produces :class:`Author` records.
+
+A line is read as names when, with the marks that key names to affiliations ("Krenn1, 2, ∗",
+"Smith a,b") set aside, it splits at commas, semicolons, "and" and "&" into pieces of two to
+five capitalised words, none an organisation word. An affiliation is the text of the lines
+that follow names: keyed to names by the mark it opens with ("1Vienna Center ..."), or else
+given to the names printed above it (side-by-side author columns) or, when it sits under no
+name, to every author. E-mail addresses ("{krenn, zeilinger}@univie.ac.at" included) go to
+the author named beside them or whose name their local part holds; a last one left over to
+the last author left without one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ...paper import Author
+from .model import Line, Page, VBlock, same_row
+from .reference_parser import fold
+
+_SYMBOLS = "*\u2217\u2020\u2021\u00a7\u00b6#\u2016"
+#: Marks after a name that key it to affiliations: digits and symbols, in any order, with or
+#: without commas ("Krenn1, 2, ∗", "Sun * 1"), or letters set off by a space ("Barahona a,∗";
+#: attached, a letter is the name's own).
+_MARK = rf"(?:\d{{1,2}}|[{_SYMBOLS}]+)"
+_MARKS = rf"\s?{_MARK}(?:\s*,?\s*{_MARK})*|\s[a-h](?:\s*,\s*[a-h])*(?:\s*,?\s*[{_SYMBOLS}])*"
+#: a name's marks end it: a separator, the line's end or the next name follows
+_NAME_MARKS_RE = re.compile(
+    rf"(?<=[^\W\d_.])(?P<marks>{_MARKS})(?=\s*(?:,|;|&|\b(?:and|AND)\b|$|[^\W\d_]))"
+)
+_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
+#: "(Member, IEEE)" or ", Senior Member, IEEE" after a name
+_ASIDE_RE = re.compile(r"\s*\([^)]{0,60}\)|,?\s*(?:(?:senior|student|life)\s+)?(?:member|fellow),?\s+ieee\b",
+                       re.IGNORECASE)
+_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "la", "le", "du", "dos", "das", "bin",
+              "al", "el", "ten", "ter", "y"}
+_ORG_WORDS = re.compile(
+    r"\b(?:universit|institut|department|dept|laborator|school|college|cent(?:er|re)|hospital|faculty|academy|"
+    r"inc\b|ltd\b|gmbh|corporation|research|foundation|ministry|council|division|program|group|society|"
+    r"journal|abstract|keywords|article|received|accepted|published|copyright|license|volume|doi|https?)",
+    re.IGNORECASE,
+)
+_UNMAPPED_RE = re.compile("[\x00-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
+_LONE_MARK_RE = re.compile(rf"^(?:\d{{1,2}}|[a-h]|[{_SYMBOLS}]+)$")
+_LIST_REACH = 0.7  # share of the page's height an author list may reach down to
+_NAME_LINES = 24  # an author list runs over at most this many lines (or row pieces)
+_EMAIL_RE = re.compile(r"(?:\{(?P<many>[^}]{1,200})\}|(?P<one>[\w.+-]{1,64}))\s?@\s?(?P<domain>[\w-]+(?:\.[\w-]+)+)")
+_KEYED_RE = re.compile(rf"^(?P<mark>\d{{1,2}}|[a-h]|[{_SYMBOLS}]+)\s?(?P<rest>[^\W\d_].*)$")
+_NOT_AFFILIATION_RE = re.compile(
+    r"corresponding|e-?mail|received|accepted|published|available online|©|copyright|\bdoi\b|https?:|orcid",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class _Name:
+    name: str
+    marks: list[str]
+    line: Line
+    affiliations: list[str] = field(default_factory=list)
+    email: Optional[str] = None
+
+
+def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> list[Author]:
+    """The authors printed on ``page`` under the title and above ``floor`` (where the abstract
+    or the running text starts; the page's middle when unknown)."""
+    if not title or title[-1].page != page.index:
+        return []
+    top = max(b.bbox[3] for b in title)
+    bottom = floor if floor is not None and floor > top else 0.6 * page.height
+    # a long author list may run past the floor (its wide lines can read as running text)
+    reach = max(bottom, _LIST_REACH * page.height)
+    lines = [
+        line for block in page.blocks if not any(block is t for t in title)
+        for line in block.lines
+        if not line.role and line.y0 >= top - 1 and line.y1 <= reach + 1
+    ]
+    lines.sort(key=lambda l: (round(l.y0), l.x0))
+    names: list[_Name] = []
+    keyed: dict[str, list[str]] = {}
+    emails: list[tuple[str, str]] = []  # (address, the line it is printed on)
+    last: Optional[tuple[list[str], int, Line]] = None  # where the last affiliation line went, and that line
+    index, pending_mark = 0, ""
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if line.y0 > bottom + 1:
+            break
+        text = f"{pending_mark}{line.text.strip()}"
+        pending_mark = ""
+        if _LONE_MARK_RE.match(text) and index < len(lines) and same_row(line, lines[index]):
+            pending_mark = text  # "‡" set apart from the affiliation it keys
+            continue
+        found = _EMAIL_RE.findall(text)
+        if found:
+            emails.extend((address, text) for many, one, domain in found for address in _expand(many, one, domain))
+            last = None
+            continue
+        parsed, used = _names_from(lines, index - 1) if not keyed else (None, 0)
+        if parsed is not None:
+            names.extend(parsed)
+            index += used - 1
+            last = None
+            continue
+        if not names or _NOT_AFFILIATION_RE.search(text):
+            last = None
+            continue
+        last = _affiliation(line, text, names, keyed, last)
+    if not names:
+        return []
+    for name in names:
+        for mark in name.marks:
+            name.affiliations.extend(a for a in keyed.get(mark, []) if a not in name.affiliations)
+    _give_emails(names, emails)
+    return [Author(n.name, n.affiliations, n.email) for n in names]
+
+
+def _names_from(lines: list[Line], start: int) -> tuple[Optional[list["_Name"]], int]:
+    """The names on ``lines[start]``, or on it and the lines right under it when a name runs
+    over a line's end ("..., Michael" / "Schlottke-Lakemper5,6, ..."); how many lines they took."""
+    text = lines[start].text.strip()
+    for end in range(start + 1, min(start + _NAME_LINES, len(lines)) + 1):
+        parsed = _names(text, lines[start])
+        if parsed is not None:
+            return parsed, end - start
+        if end == len(lines) or not _reads_on(lines[end - 1], lines[end]):
+            break
+        text = f"{text} {lines[end].text.strip()}"
+    return None, 0
+
+
+def _names(text: str, line: Line) -> Optional[list[_Name]]:
+    """The names on a line with their marks, or None when the line is not a list of names."""
+    # a mark in a font without Unicode mapping comes out as a control or private-use character
+    text = _ASIDE_RE.sub("", _UNMAPPED_RE.sub("", text))
+    marks: list[list[str]] = []
+    pieces = []
+    position = 0
+    for match in _NAME_MARKS_RE.finditer(text):
+        pieces.append(text[position:match.start()])
+        marks.append(_split_marks(match.group("marks")))
+        position = match.end()
+    pieces.append(text[position:])
+    marks.append([])
+    names: list[_Name] = []
+    for piece, piece_marks in zip(pieces, marks):
+        parts = [p for p in _SPLIT_RE.split(piece) if p.strip(" ,;")]
+        for i, part in enumerate(parts):
+            part = part.strip(" ,;").strip(_SYMBOLS + " ")
+            if not part:
+                continue
+            if not _is_name(part):
+                return None
+            name = part.title() if part.isupper() else part  # IEEE prints "LIJIA CHEN"
+            names.append(_Name(name, piece_marks if i == len(parts) - 1 else [], line))
+    return names or None
+
+
+def _is_name(text: str) -> bool:
+    """Two to five capitalised words (initials and particles allowed), no organisation word."""
+    words = text.split()
+    if not 2 <= len(words) <= 5 or _ORG_WORDS.search(text) or any(c.isdigit() for c in text):
+        return False
+    capitalised = 0
+    for word in words:
+        if word.lower() in _PARTICLES:
+            continue
+        if not word[:1].isupper() or not re.fullmatch(r"[^\W\d_][\w'\u2019.\-\u2010\u2011]*", word):
+            return False
+        capitalised += 1
+    # not letters spaced out: "A R T I C L E  I N F O" is no name, "Vu Ha" is
+    return capitalised >= 2 and any(sum(c.isalpha() for c in w) >= 2 for w in words)
+
+
+def _split_marks(marks: str) -> list[str]:
+    """"1, 2, ∗" -> ["1", "2", "∗"]; "†∗" -> ["†", "∗"]."""
+    return re.findall(rf"\d{{1,2}}|[a-h]|[{_SYMBOLS}]", marks)
+
+
+def _affiliation(line: Line, text: str, names: list[_Name], keyed: dict[str, list[str]],
+                 last: Optional[tuple[list[str], int, Line]]) -> Optional[tuple[list[str], int, Line]]:
+    """File one line of affiliation text; return where it went, for a line that goes on."""
+    match = _KEYED_RE.match(text)
+    if match and any(match.group("mark") in n.marks for n in names):
+        target = keyed.setdefault(match.group("mark"), [])
+        target.append(match.group("rest").strip())
+        return target, len(target) - 1, line
+    if last is not None and _right_below(last[2], line) and (
+            text[:1].islower() or last[0][last[1]].endswith((",", "-", "and"))):
+        last[0][last[1]] = f"{last[0][last[1]]} {text}"
+        return last[0], last[1], line
+    above = [n for n in names if n.line.y0 < line.y0 and n.line.x0 < line.x1 and line.x0 < n.line.x1]
+    owners = above if above and len(above) < len(names) else names
+    if any(n.marks for n in names):
+        return None  # names keyed to marked affiliations: an unmarked line is something else
+    for name in owners:
+        name.affiliations.append(text)
+    owner = owners[0]
+    return owner.affiliations, len(owner.affiliations) - 1, line
+
+
+def _reads_on(prev: Line, line: Line) -> bool:
+    """Whether ``line`` is the next piece of text after ``prev``: further along its row
+    (a row cut at the gaps around marks) or on the next row."""
+    if same_row(prev, line):
+        return line.x0 >= prev.x1 - 2
+    return -0.3 * max(prev.size, 1.0) <= line.y0 - prev.y1 <= 0.8 * max(prev.size, 1.0)
+
+
+def _right_below(upper: Line, line: Line) -> bool:
+    """Whether ``line`` is the next line under ``upper`` in the same column."""
+    return 0 <= line.y0 - upper.y1 <= 0.8 * max(upper.size, 1.0) and line.x0 < upper.x1 and upper.x0 < line.x1
+
+
+def _expand(many: str, one: str, domain: str) -> list[str]:
+    """The addresses of one match: "{a, b}@x.org" gives two."""
+    locals_ = [p.strip() for p in re.split(r"[,|;]", many)] if many else [one]
+    return [f"{local}@{domain}" for local in locals_ if local]
+
+
+def _give_emails(names: list[_Name], emails: list[tuple[str, str]]) -> None:
+    """Each address to the author named on its line ("Corresponding author: Pingping Chen
+    (ppchen...)"), else to the author with the longest name part (three letters or more)
+    in its local part, best matches first; a last address left to the one author left
+    without one."""
+    left = []
+    for email, line_text in dict.fromkeys(emails):
+        printed = fold(_EMAIL_RE.sub(" ", line_text))  # the words around the addresses
+        owner = next((n for n in names if n.email is None and fold(n.name) in printed), None)
+        if owner is not None:
+            owner.email = email
+        else:
+            left.append(email)
+    scored = sorted(
+        ((_local_match(name, email), i, j) for i, email in enumerate(left) for j, name in enumerate(names)),
+        reverse=True,
+    )
+    taken: set[int] = set()
+    for score, i, j in scored:
+        if score and i not in taken and names[j].email is None:
+            names[j].email = left[i]
+            taken.add(i)
+    left = [e for i, e in enumerate(left) if i not in taken]
+    without = [n for n in names if n.email is None]
+    if len(left) == len(without) == 1:  # one address for the one author left: theirs
+        without[0].email = left[0]
+
+
+def _local_match(name: _Name, email: str) -> int:
+    """The length of the longest part of ``name`` (three letters or more) in ``email``'s local part."""
+    local = fold(email.split("@")[0])
+    parts = [fold(part) for part in name.name.split()]
+    return max((len(p) for p in parts if len(p) >= 3 and p in local), default=0)

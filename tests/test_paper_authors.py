@@ -1,0 +1,92 @@
+"""The paper's own authors (issue 14, item 3): names, affiliations and e-mail addresses from
+GROBID's TEI header and from the built-in PDF reader, on real papers of ``../shared/data``."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import warnings
+
+import pytest
+
+from conftest import data_path, need
+from scholarly_nlp import Author
+from scholarly_nlp.readers import read_pdf, read_tei
+
+PAIRS = data_path("pdf-pairs")
+WITH_PDF = data_path("tei", "with-pdf")
+ACL_PDFS = data_path("pdfs", "acl")
+
+
+def surname(name: str) -> str:
+    text = unicodedata.normalize("NFKD", name.split()[-1])
+    return re.sub(r"[^a-z]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
+
+
+def pdf(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return read_pdf(path)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_the_tei_header_gives_names_affiliations_and_emails():
+    need(PAIRS)
+    paper = read_tei(PAIRS / "grozescu_1906.06843v2.tei.xml")
+    krenn = paper.authors[0]
+    assert isinstance(krenn, Author) and krenn.name == "Mario Krenn"
+    assert krenn.email == "mario.krenn@univie.ac.at"
+    assert "Faculty of Physics, University of Vienna, Austria" in krenn.affiliations
+    # GROBID 0.8's raw affiliation note is read without its printed label
+    ieee = read_tei(PAIRS / "fran_Artificial_Intelligence_in_Education.tei.xml")
+    assert ieee.authors[0].affiliations == ["School of Design, Yango University, Fuzhou 350015, China"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize(
+    "name",
+    [
+        "grozescu_1906.06843v2",  # REVTeX: "Mario Krenn1, 2, 3, 4, ∗ and Anton Zeilinger1, 2, †"
+        "fran_Artificial_Intelligence_in_Education",  # IEEE: "LIJIA CHEN1 , ... (Member, IEEE), AND ..."
+        "juansta_paper4",  # SAGE: twelve names over three rows cut at their marks
+        "upmchk_paper2",  # Elsevier: "Jesus M. Gonzalez-Barahona a,∗, Gregorio Robles a"
+        "ser763_effects-of-disease",  # OUP: seven names with numbered affiliations
+    ],
+)
+def test_the_pdf_reader_finds_the_authors_grobid_finds(name):
+    need(PAIRS)
+    ours = [surname(a.name) for a in pdf(PAIRS / f"{name}.pdf").authors]
+    gold = [surname(a.name) for a in read_tei(PAIRS / f"{name}.tei.xml").authors]
+    assert ours == gold
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_numbered_affiliations_and_a_corresponding_address_go_to_their_authors():
+    need(PAIRS)
+    authors = {a.name: a for a in pdf(PAIRS / "fran_Artificial_Intelligence_in_Education.pdf").authors}
+    assert list(authors) == ["Lijia Chen", "Pingping Chen", "Zhijian Lin"]
+    assert authors["Lijia Chen"].affiliations == ["School of Design, Yango University, Fuzhou 350015, China"]
+    # "Corresponding author: Pingping Chen (ppchen.xm@gmail.com)": the name beside it decides
+    assert authors["Pingping Chen"].email == "ppchen.xm@gmail.com" and authors["Lijia Chen"].email is None
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_marks_set_apart_and_grouped_addresses_are_read():
+    """ACL 2013: "Haibo Li† Jing Zheng‡ ...", a "‡" set apart from "Speech Technology &
+    Research Laboratory", and "{lihaibo.c, hengjicuny, liqiearth}@gmail.com"."""
+    need(ACL_PDFS)
+    authors = {a.name: a for a in pdf(ACL_PDFS / "P13-1059.pdf").authors}
+    assert list(authors) == ["Haibo Li", "Jing Zheng", "Heng Ji", "Qi Li", "Wen Wang"]
+    assert authors["Haibo Li"].email == "lihaibo.c@gmail.com"
+    assert authors["Heng Ji"].email == "hengjicuny@gmail.com"
+    assert authors["Jing Zheng"].affiliations == ["Speech Technology & Research Laboratory"]
+    assert authors["Heng Ji"].affiliations[0].startswith("Computer Science Department")
+
+
+@pytest.mark.needs_data("tei/with-pdf")
+def test_a_long_author_list_over_several_lines():
+    """N18-3011 lists 23 authors over five centred lines, with unmapped marks after two."""
+    need(WITH_PDF)
+    ours = [surname(a.name) for a in pdf(WITH_PDF / "N18-3011.pdf").authors]
+    gold = [surname(a.name) for a in read_tei(WITH_PDF / "N18-3011.tei.xml").authors]
+    assert len(gold) == 23 and ours == gold
