@@ -198,3 +198,14 @@ def test_a_500_page_pdf_is_read_in_bounded_memory(tmp_path):
     child.join()
     assert words >= 500 * 45 * 10, "every page's text is read"
     assert grown_mib < 300, f"peak memory grew by {grown_mib:.0f} MiB for 500 pages"
+
+
+def test_a_display_formula_set_big_is_no_title(tmp_path):
+    """A00-2018's title came out as "= arg maxTrp(lr).": a formula in a big size above the
+    real title is passed over."""
+    width, height = 612, 792
+    lines = [(200, 720, 20, "= arg max Tr p(l|r)."), (120, 680, 16, "A Maximum Entropy Inspired Parser")]
+    lines += paragraph_lines(width, height - 140)
+    path = tmp_path / "formula.pdf"
+    path.write_bytes(pdf_bytes([text_page(width, height, lines)]))
+    assert read_pdf(path).title == "A Maximum Entropy Inspired Parser"

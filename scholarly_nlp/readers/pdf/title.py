@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .formulas import is_math
 from .model import Page, Stats, VBlock
 from .patterns import ABSTRACT_RE
 
@@ -22,6 +23,7 @@ COVER_PAGE_RE = re.compile(
     r"downloaded from .*repository|\beprints\b|cronfa",
     re.IGNORECASE,
 )
+_RELATION_RE = re.compile(r"[=<>\u2264\u2265\u2248\u2211\u220f\u222b]")
 #: A journal banner line; the journal's name printed near it is not the paper's title.
 _BANNER_RE = re.compile(r"journal homepage|contents lists available at|www\.elsevier\.com", re.IGNORECASE)
 
@@ -91,6 +93,9 @@ def _title_block(page: Page, stats: Stats) -> Optional[VBlock]:
         and len(b.text.split()) >= 2
         and not b.lines[0].role
         and ABSTRACT_RE.match(b.text) is None
+        # a display formula set big ("= arg maxTrp(lr).") is no title; is_math alone would
+        # also take an upper-case title for one
+        and not (_RELATION_RE.search(b.text) and is_math(b.text))
         and (banner is None or b.bbox[1] > banner)
     ]
     if not candidates:
