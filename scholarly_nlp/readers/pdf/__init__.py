@@ -7,9 +7,11 @@ each; :func:`~scholarly_nlp.readers.pdf.reader.read_pdf` runs them in this order
 - ``extraction``: pypdfium2 gives each page's text; every word gets the box of its first and
   last character, words become line *segments* (a wide gap, as between columns or table
   cells, starts a new segment); ``typography`` reads fonts and sizes;
-- ``furniture``: running headers and footers, page numbers and review line numbers are dropped;
-- ``layout``: each page is cut into columns at its gutter and read band by band (a full-width
-  band, then the left column, then the right one);
+- ``furniture``: running headers and footers, page numbers, review line numbers and text set
+  at an angle in the margin (download stamps, arXiv's id) are dropped;
+- ``layout``: each page is cut into columns at its gutter (a page whose front matter hides
+  it takes the paper's usual one) and read band by band (a full-width band, then the left
+  column, then the right one);
 - ``blocks``: lines are grouped into visual blocks by spacing, size and weight;
 - ``captions`` and ``floats``: each caption gets the figure region next to it (``graphics``):
   the graphics and the non-body text between the caption and the nearest body text; that
@@ -23,6 +25,7 @@ each; :func:`~scholarly_nlp.readers.pdf.reader.read_pdf` runs them in this order
 - ``assembly``: units become the Paper's blocks (``dehyphenation``), paragraphs get their
   inline references (``figure_mentions``; ``citations`` finds the citation markers and links
   them to the entries by number, or by first author and year);
+- ``front_matter``: the authors under the title, with their affiliations and e-mail addresses;
 - ``images``: on request, each figure's region is rendered to a PNG.
 """
 
