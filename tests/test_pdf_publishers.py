@@ -219,6 +219,8 @@ def test_a_double_spaced_table_label_takes_its_title():
         ("grozescu_2502.12102v1", {(None, "Layered relationships"), (None, "Implications for users")}),
         # BMC (JNER 2014): sans-serif subheads, a little smaller than the serif body
         ("gcp_0046d83a", {(None, "Participants"), (None, "Data analysis")}),
+        # IEEE's italic "A." set apart from its title by a wide gap: one row in two pieces
+        ("grozescu_2206.02983v2", {("A", "Pre-Vectorization and Corpus Creation"), ("D", "Keywords Extraction")}),
     ],
 )
 def test_heads_in_a_font_of_their_own_are_sections(name, heads):

@@ -62,6 +62,18 @@ def _body_font(pages: list[Page], stats: Stats) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
+def _joined_row(lines: list[Line]) -> Line:
+    """The pieces of one row as one line (itself when there is one)."""
+    if len(lines) == 1:
+        return lines[0]
+    pieces = sorted(lines, key=lambda l: l.x0)
+    first, last = pieces[0], pieces[-1]
+    row = Line([w for piece in pieces for w in piece.words], first.page, all(p.bold for p in pieces),
+               first.font, last.last_font, None, first.size, first.col)
+    row.band, row.role = first.band, first.role
+    return row
+
+
 def _bold_name(font: str) -> bool:
     """Whether a font name says bold, for a head run into its paragraph. Stricter than the
     line weight typography reads: a medium weight or TeX's CMBX opens no run-in head (the
@@ -516,13 +528,15 @@ class Classifier:
         return None if head is None else (*head, block.lines[1:])
 
     def _lone_head(self, block: VBlock) -> Optional[tuple[Optional[str], str]]:
-        """A one-line block in a font other than the body's, right above a paragraph in the
+        """A one-row block in a font other than the body's, right above a paragraph in the
         body's font (an italic "Layered relationships" between paragraphs, BMC's sans-serif
         "Participants"): a heading in body size and weight."""
         below = self.upcoming
-        if len(block.lines) != 1 or below is None or below.page != block.page:
+        first = block.lines[0]
+        if below is None or below.page != block.page or not all(same_row(first, l) for l in block.lines[1:]):
             return None
-        line, next_line = block.lines[0], below.lines[0]
+        # one row, maybe cut at a wide gap (IEEE's italic "A." and its title set apart)
+        line, next_line = _joined_row(block.lines), below.lines[0]
         if (
             line.font == self.body_font
             or next_line.font != self.body_font
