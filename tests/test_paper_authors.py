@@ -51,6 +51,7 @@ def test_the_tei_header_gives_names_affiliations_and_emails():
         "juansta_paper4",  # SAGE: twelve names over three rows cut at their marks
         "upmchk_paper2",  # Elsevier: "Jesus M. Gonzalez-Barahona a,∗, Gregorio Robles a"
         "ser763_effects-of-disease",  # OUP: seven names with numbered affiliations
+        "ser763_pinnipeds-in-new",  # a stray comma inside a name: "Meghan, E. Rickard3"
     ],
 )
 def test_the_pdf_reader_finds_the_authors_grobid_finds(name):

@@ -264,3 +264,20 @@ def test_a_long_caption_rest_in_prose_is_taken_but_not_a_table():
     figure_8 = next(b.text for b in paper.blocks_of("caption") if b.text.startswith("Fig. 8."))
     assert figure_8.rstrip().endswith("are binned by 0.01 K intervals.")
     assert not any(b.text.startswith("130 to 135 km") for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
+    """Elsevier's first page sets "article info | abstract" above two columns, and a Nature
+    Communications page a figure across the page: below them the page is read in its
+    columns, so paragraphs do not take the other column's lines on their rows."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        elsevier = read_pdf(PAIRS / "upmchk_paper2.pdf")
+        nature = read_pdf(PAIRS / "ser763_demographic-histories-and.pdf")
+    first = next(b.text for b in elsevier.blocks_of("paragraph"))
+    assert first.startswith("In our paper [1] we proposed a method for assessing the reproducibility of empirical")
+    assert "When we published our original study" not in first
+    assert elsevier.blocks_of("abstract")
+    assert "Discussion" in [s.title for s in nature.sections]

@@ -47,6 +47,7 @@ _ORG_WORDS = re.compile(
 )
 _UNMAPPED_RE = re.compile("[\x00-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
 _LONE_MARK_RE = re.compile(rf"^(?:\d{{1,2}}|[a-h]|[{_SYMBOLS}]+)$")
+_INITIAL_RE = re.compile(r"^[^\W\d_]\.\s")
 _LIST_REACH = 0.7  # share of the page's height an author list may reach down to
 _NAME_LINES = 24  # an author list runs over at most this many lines (or row pieces)
 _EMAIL_RE = re.compile(r"(?:\{(?P<many>[^}]{1,200})\}|(?P<one>[\w.+-]{1,64}))\s?@\s?(?P<domain>[\w-]+(?:\.[\w-]+)+)")
@@ -149,15 +150,20 @@ def _names(text: str, line: Line) -> Optional[list[_Name]]:
     marks.append([])
     names: list[_Name] = []
     for piece, piece_marks in zip(pieces, marks):
-        parts = [p for p in _SPLIT_RE.split(piece) if p.strip(" ,;")]
-        for i, part in enumerate(parts):
-            part = part.strip(" ,;").strip(_SYMBOLS + " ")
-            if not part:
-                continue
+        parts = [p.strip(" ,;").strip(_SYMBOLS + " ") for p in _SPLIT_RE.split(piece)]
+        parts = [p for p in parts if p]
+        i = 0
+        while i < len(parts):
+            part = parts[i]
+            if (not _is_name(part) and i + 1 < len(parts) and _INITIAL_RE.match(parts[i + 1])
+                    and _is_name(f"{part} {parts[i + 1]}")):
+                i += 1  # a stray comma inside a name ("Meghan, E. Rickard"), not "Dhaka, Bangladesh"
+                part = f"{part} {parts[i]}"
             if not _is_name(part):
                 return None
             name = part.title() if part.isupper() else part  # IEEE prints "LIJIA CHEN"
             names.append(_Name(name, piece_marks if i == len(parts) - 1 else [], line))
+            i += 1
     return names or None
 
 

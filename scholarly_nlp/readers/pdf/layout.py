@@ -59,24 +59,33 @@ def _usual_split(splits: list[Optional[float]]) -> Optional[float]:
 
 
 def _columns_below_front_matter(lines: list[Line], split: float) -> bool:
-    """Whether, from the first line that keeps to one side of ``split`` down, the text is
-    set in two columns there: little crosses the gutter and both sides carry text."""
-    lines = [l for l in lines if len(l.text) >= 8]
-    sides = [l for l in lines if l.x1 <= split + 2 or l.x0 >= split - 2]
-    if not sides:
-        return False
-    top = min(l.y0 for l in sides)
-    weight = {"left": 0, "right": 0, "across": 0}
-    for line in lines:
-        if line.y0 < top:
+    """Whether the page's lower part, from some line that keeps to one side of ``split``
+    down, is set in two columns there (little crosses the gutter, both sides carry text) and
+    carries a quarter of the page's text at least: front matter, or a figure across the page,
+    may sit above."""
+    lines = sorted((l for l in lines if len(l.text) >= 8), key=lambda l: l.y0)
+    # weights of the lines from each one down: left, right, across
+    below = [(0, 0, 0)] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        line, (left, right, across) = lines[i], below[i + 1]
+        if line.x1 <= split + 2:
+            left += len(line.text)
+        elif line.x0 >= split - 2:
+            right += len(line.text)
+        else:
+            across += len(line.text)
+        below[i] = (left, right, across)
+    page_total = sum(below[0])
+    for i, line in enumerate(lines):
+        if not (line.x1 <= split + 2 or line.x0 >= split - 2):
             continue
-        side = "left" if line.x1 <= split + 2 else "right" if line.x0 >= split - 2 else "across"
-        weight[side] += len(line.text)
-    total = sum(weight.values())
-    return (
-        weight["across"] <= 0.1 * total
-        and min(weight["left"], weight["right"]) >= 0.2 * total
-    )
+        left, right, across = below[i]
+        total = left + right + across
+        if total < 0.25 * page_total:
+            return False
+        if across <= 0.1 * total and min(left, right) >= 0.2 * total:
+            return True
+    return False
 
 
 def _attach_scripts(lines: list[Line]) -> list[Line]:
