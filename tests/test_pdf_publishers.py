@@ -281,3 +281,14 @@ def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
     assert "When we published our original study" not in first
     assert elsevier.blocks_of("abstract")
     assert "Discussion" in [s.title for s in nature.sections]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_wiley_numbers_its_heads_with_a_bar():
+    """Wiley's Conservation Science and Practice prints "1 | INTRODUCTION", "3.1 | Resident species"."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "tannonk_10.1111_csp2.319.pdf")
+    heads = {(s.number, s.title) for s in paper.sections}
+    assert {("1", "INTRODUCTION"), ("3.1", "Resident species"), ("6", "CONCLUSIONS")} <= heads
