@@ -292,3 +292,15 @@ def test_wiley_numbers_its_heads_with_a_bar():
         paper = read_pdf(PAIRS / "tannonk_10.1111_csp2.319.pdf")
     heads = {(s.number, s.title) for s in paper.sections}
     assert {("1", "INTRODUCTION"), ("3.1", "Resident species"), ("6", "CONCLUSIONS")} <= heads
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_number_set_apart_from_its_plain_head_is_one_heading():
+    """Genome Informatics sets "1" and "Introduction", "2.1" and "PPM", apart on one row in the
+    body's own font and weight: one numbered heading each."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "mauricio_BSCA.pdf")
+    heads = {(s.number, s.title) for s in paper.sections}
+    assert {("1", "Introduction"), ("2.1", "PPM")} <= heads

@@ -448,14 +448,16 @@ class Classifier:
         match = NUMBERED_HEAD_RE.match(text)
         if match and int(match.group("num").split(".")[0]) <= 30 and len(words) <= 16:
             title = match.group("title").strip()
+            # one row, maybe in pieces: the number set apart from its title by a wide gap
+            row = _joined_row(block.lines) if all(same_row(block.lines[0], l) for l in block.lines) else None
             plain_ok = (
-                len(block.lines) == 1
+                row is not None
                 and title[:1].isupper()
                 and not any(c.isdigit() for c in title)
                 and len(words) <= 9
                 and not title.endswith((".", ",", ";", ":"))
-                and not block.lines[0].broken
-                and not self._reaches_right(block.lines[0])
+                and not row.broken
+                and not self._reaches_right(row)
             )
             if (strong and not title.endswith((",", ";"))) or plain_ok:
                 return match.group("num"), title.rstrip(".").strip()
