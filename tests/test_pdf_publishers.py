@@ -292,6 +292,8 @@ def test_wiley_numbers_its_heads_with_a_bar():
         paper = read_pdf(PAIRS / "tannonk_10.1111_csp2.319.pdf")
     heads = {(s.number, s.title) for s in paper.sections}
     assert {("1", "INTRODUCTION"), ("3.1", "Resident species"), ("6", "CONCLUSIONS")} <= heads
+    # over two rows, its number, bar and first words set apart on the first
+    assert ("2", "WILDLIFE PERCEPTION OF SOLAR FACILITIES") in heads
 
 
 @pytest.mark.needs_data("pdf-pairs")

@@ -62,6 +62,11 @@ def _body_font(pages: list[Page], stats: Stats) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
+def _row_count(lines: list[Line]) -> int:
+    """How many rows the lines make (pieces of a row cut at wide gaps count once)."""
+    return 1 + sum(1 for prev, line in pairwise(lines) if not same_row(prev, line))
+
+
 def _joined_row(lines: list[Line]) -> Line:
     """The pieces of one row as one line (itself when there is one)."""
     if len(lines) == 1:
@@ -433,13 +438,18 @@ class Classifier:
         return line.x1 >= right - 2 * max(line.size, 1.0)
 
     def _strong(self, block: VBlock) -> bool:
-        """Bold, or clearly larger than body text."""
-        return all(l.bold for l in block.lines) or block.size >= 1.08 * self.stats.body_size
+        """Bold (pieces without a letter or digit aside: Wiley's "|" after the number), or
+        clearly larger than body text."""
+        return (all(l.bold for l in block.lines if any(c.isalnum() for c in l.text))
+                or block.size >= 1.08 * self.stats.body_size)
 
     def _heading(self, block: VBlock) -> Optional[tuple[Optional[str], str]]:
         """(number or None, title) when the block is a section heading."""
         text = block.text.strip()
-        if len(block.lines) > 3 or len(text) > 150 or caption_match(text):
+        rows = _row_count(block.lines)
+        # up to three rows, each of a piece or two more at most (a number and a bar set
+        # apart); a table's header row has many
+        if rows > 3 or len(block.lines) > rows + 2 or len(text) > 150 or caption_match(text):
             return None
         if block.size < 0.9 * self.stats.body_size:
             return None
