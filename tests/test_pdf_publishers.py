@@ -306,3 +306,15 @@ def test_a_number_set_apart_from_its_plain_head_is_one_heading():
         paper = read_pdf(PAIRS / "mauricio_BSCA.pdf")
     heads = {(s.number, s.title) for s in paper.sections}
     assert {("1", "Introduction"), ("2.1", "PPM")} <= heads
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_one_caption_for_a_plate_of_figures():
+    """NAMMCO prints "Figures 5-7. Supernumerary teeth ...": one caption, not a paragraph."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "ser763_numerical-anomalies-in.pdf")
+    captions = [b.text for b in paper.blocks_of("caption")]
+    assert any(c.startswith("Figures 5-7. Supernumerary teeth (arrows) in Arctocephalus") for c in captions)
+    assert not any(b.text.startswith("Figures 5-7.") for b in paper.blocks_of("paragraph"))

@@ -8,8 +8,9 @@ import re
 
 
 CAPTION_RE = re.compile(
-    r"^(?P<word>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*"
+    r"^(?P<word>Figures?|FIGURES?|Fig\.?|FIG\.?|Tables?|TABLES?|Tab\.)\s*"
     r"(?P<label>(?:[A-Z]\.?|S)?\d{1,3}(?:\.\d{1,2})?[a-z]?|[IVX]{1,5})"
+    r"(?:\s?[-\u2013]\s?\d{1,3}[a-z]?)?"  # "Figures 5-7.": one caption for a plate of figures
     r"(?P<delim>\s*[:.|\u2014\u2013]|\s*$|\s+(?=[A-Z]))"
 )
 #: "2.1 Data", "3. Results", Wiley's "1 | INTRODUCTION"
