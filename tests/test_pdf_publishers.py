@@ -157,6 +157,9 @@ def test_a_caption_cut_by_a_change_of_spacing_keeps_its_rest():
     figure_1 = next(b.text for b in paper.blocks_of("caption") if b.text.startswith("Figure 1"))
     assert "(a) AI methods in electronic health record of single time stamp" in figure_1
     assert not any(b.text.startswith("record of single time stamp") for b in paper.blocks_of("paragraph"))
+    # its legend row, cut at glyphless colour marks into a block of its own, and the row below
+    assert ", PLT; , PT; , urea; , WCC). (c) AI methods in medical images." in figure_1
+    assert figure_1.endswith("[Color figure can be viewed at wileyonlinelibrary.com]")
 
 
 @pytest.mark.needs_data("pdf-pairs")

@@ -19,18 +19,44 @@ def find_captions(pages: list[Page], stats: Optional[Stats] = None) -> list[Capt
     for page in pages:
         for block in list(page.blocks):
             match = caption_match(block.lines[0].text)
-            if match is None:
+            if match is None or block not in page.blocks:
                 continue
             _split_off_table_rows(page, block)
             if not block.lines[0].text[match.end():].strip() and len(block.lines) == 1:
                 _take_title_below(page, block, stats)
             elif stats is not None:
-                _take_rest_below(page, block, stats)
+                _take_rest(page, block, stats)
             kind = "table" if match.group("word").lower().startswith("tab") else "figure"
             captions.append(Caption(block, kind, match.group("label")))
             for line in block.lines:
                 line.role = "caption"
     return captions
+
+
+def _take_rest(page: Page, block: VBlock, stats: Stats) -> None:
+    """The rest of a caption cut off from it: the block under it, the pieces of its rows, and
+    again, as long as it grows."""
+    size = -1
+    while len(block.lines) != size:
+        size = len(block.lines)
+        _take_rest_below(page, block, stats)
+        _take_row_rest(page, block)
+
+
+def _take_row_rest(page: Page, block: VBlock) -> None:
+    """A caption's row cut at glyphless symbols (a legend's coloured marks: "(b) time series
+    ( , Cr; , Hb;" | ", PLT; , PT; ...") into a block of its own, in the caption's size,
+    joins the caption right after the piece it goes on from."""
+    size = max(block.size, 1.0)
+    for other in list(page.blocks):
+        if other is block or abs(other.size - block.size) > 0.05 * size or caption_match(other.lines[0].text):
+            continue
+        first = other.lines[0]
+        host = next((l for l in block.lines if same_row(l, first) and 0 <= first.x0 - l.x1 <= 3 * size), None)
+        if host is not None:
+            at = block.lines.index(host) + 1
+            block.lines[at:at] = other.lines
+            page.blocks.remove(other)
 
 
 def _take_rest_below(page: Page, block: VBlock, stats: Stats) -> None:
