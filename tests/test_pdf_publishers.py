@@ -23,6 +23,15 @@ PAIRS = data_path("pdf-pairs")
 TEI_NS = {"t": "http://www.tei-c.org/ns/1.0"}
 
 
+def read_pair(path):
+    """The reader's Paper of one pair's PDF (skipped where ``pdf-pairs`` is missing), its
+    warnings about unlinked markers silenced."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return read_pdf(path)
+
+
 def tokens(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", text.lower())
 
@@ -43,10 +52,7 @@ def tokens(text: str) -> list[str]:
     ],
 )
 def test_the_title_is_the_papers_own(name):
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / f"{name}.pdf")
+    paper = read_pair(PAIRS / f"{name}.pdf")
     tei = etree.parse(str(PAIRS / f"{name}.tei.xml"))
     gold = " ".join("".join(tei.find(".//t:teiHeader//t:titleStmt/t:title", TEI_NS).itertext()).split())
     assert tokens(paper.title) == tokens(gold)
@@ -56,10 +62,7 @@ def test_the_title_is_the_papers_own(name):
 def test_a_paper_after_a_cover_page_keeps_its_body():
     """Cronfa's cover page, then a Nature Communications paper whose body has no heading
     before its first paragraph: the body is read, not left in the front matter."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "ser763_demographic-histories-and.pdf")
+    paper = read_pair(PAIRS / "ser763_demographic-histories-and.pdf")
     words = sum(len(b.text.split()) for b in paper.blocks_of("paragraph"))
     assert words > 3000
     assert not any("Cronfa" in b.text for b in paper.blocks_of("paragraph"))
@@ -69,10 +72,7 @@ def test_a_paper_after_a_cover_page_keeps_its_body():
 def test_ieee_heads_in_body_type_are_sections_with_levels():
     """IEEE sets "II. MODELS AND METRICS" in small capitals and "A. Inference Model" in
     italics, both in the body's size and weight, the latter often run into its paragraph."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "maxtwer_paper5.pdf")
+    paper = read_pair(PAIRS / "maxtwer_paper5.pdf")
     sections = {(s.number, s.title): s for s in paper.sections}
     top = sections[("II", "MODELS AND METRICS")]
     sub = sections[("A", "Inference Model")]
@@ -88,10 +88,7 @@ def test_ieee_heads_in_body_type_are_sections_with_levels():
 def test_a_caption_set_apart_from_its_label_keeps_its_text():
     """IEEE RA-L prints "Fig. 1." and its text as two segments of one row: the text is the
     caption's, not a table row under it."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "mauricio_CSRAUCL.pdf")
+    paper = read_pair(PAIRS / "mauricio_CSRAUCL.pdf")
     captions = [b.text for b in paper.blocks_of("caption")]
     assert len(captions) >= 6
     assert all(len(text.split()) > 3 for text in captions), captions
@@ -123,10 +120,7 @@ def test_footnotes_are_kept_apart_and_their_marks_point_to_them():
 @pytest.mark.needs_data("pdf-pairs")
 def test_a_label_alone_over_its_title_is_one_caption():
     """ApJS centres "TABLE 1" on a line over the table's title: both are the caption."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "mauricio_BUFCRAOGRS.pdf")
+    paper = read_pair(PAIRS / "mauricio_BUFCRAOGRS.pdf")
     tables = [b.text for b in paper.blocks_of("caption") if b.text.upper().startswith("TABLE")]
     assert tables and tables[0].startswith("TABLE 1 A Comparison of CO Surveys")
 
@@ -135,10 +129,7 @@ def test_a_label_alone_over_its_title_is_one_caption():
 def test_a_bold_head_run_into_its_paragraph_is_a_section():
     """Elsevier's IST sets "Validation" in bold at the start of its paragraph: a section,
     and the paragraph keeps only its own text."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "upmchk_paper2.pdf")
+    paper = read_pair(PAIRS / "upmchk_paper2.pdf")
     titles = [s.title for s in paper.sections]
     assert "Validation" in titles and "Reuse, reusable" in titles
     heads = [b.text for b in paper.blocks_of("heading")]
@@ -150,10 +141,7 @@ def test_a_bold_head_run_into_its_paragraph_is_a_section():
 def test_a_caption_cut_by_a_change_of_spacing_keeps_its_rest():
     """Wiley's JGH caption of Figure 1 goes on in a block of its own right under it: the
     caption takes it (it stops mid-sentence, in the same small type)."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "mauricio_AIPNAFLDF.pdf")
+    paper = read_pair(PAIRS / "mauricio_AIPNAFLDF.pdf")
     figure_1 = next(b.text for b in paper.blocks_of("caption") if b.text.startswith("Figure 1"))
     assert "(a) AI methods in electronic health record of single time stamp" in figure_1
     assert not any(b.text.startswith("record of single time stamp") for b in paper.blocks_of("paragraph"))
@@ -167,10 +155,7 @@ def test_table_labels_at_the_top_of_pages_are_captions_with_their_titles():
     """Elsevier's IST sets "Table 1" and "Table 6" alone at the top of their pages: they are
     no running head, though with digits ignored they repeat in the margin; "Table 2" sits in
     the left column over a title set across both, and takes that title."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "upmchk_paper2.pdf")
+    paper = read_pair(PAIRS / "upmchk_paper2.pdf")
     captions = {b.text.split()[1]: b.text for b in paper.blocks_of("caption") if b.text.startswith("Table")}
     assert captions["1"].startswith("Table 1 Different terminologies for replication")
     assert captions["2"].startswith("Table 2 Different terminologies for replication")
@@ -185,12 +170,9 @@ def test_text_up_the_margin_is_furniture_but_slanted_heads_are_not():
     arXiv's id up the left one: furniture, so the caption it crossed stays whole and no block
     holds the id. Ubiquity's subsection heads are set in a synthetic italic (a skewed, not
     rotated, matrix): they stay sections."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        oup = read_pdf(PAIRS / "ser763_effects-of-disease.pdf")
-        arxiv = read_pdf(PAIRS / "grozescu_1906.06843v2.pdf")
-        ubiquity = read_pdf(PAIRS / "srgarcia_prodadmin__joh-1-7-v2.pdf")
+    oup = read_pair(PAIRS / "ser763_effects-of-disease.pdf")
+    arxiv = read_pair(PAIRS / "grozescu_1906.06843v2.pdf")
+    ubiquity = read_pair(PAIRS / "srgarcia_prodadmin__joh-1-7-v2.pdf")
     figure_1 = next(b.text for b in oup.blocks_of("caption") if b.text.startswith("Figure 1:"))
     assert figure_1.endswith("95% confidence interval for all individuals (R2 = 0.72).")
     assert not any("academic.oup.com/conphys" in b.text for b in oup.blocks)
@@ -203,10 +185,7 @@ def test_text_up_the_margin_is_furniture_but_slanted_heads_are_not():
 def test_a_double_spaced_table_label_takes_its_title():
     """An APA manuscript sets "Table 2" in bold and its italic title one double-spaced line
     below: the caption holds both."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "srgarcia_JIMP-4.1.4.pdf")
+    paper = read_pair(PAIRS / "srgarcia_JIMP-4.1.4.pdf")
     captions = [b.text for b in paper.blocks_of("caption")]
     assert "Table 2 The Types of OSS used in Libraries" in captions
     assert "Table 8 The Challenges faced by the participants in the adoption and implementation of OSS" in captions
@@ -229,10 +208,7 @@ def test_a_double_spaced_table_label_takes_its_title():
 def test_heads_in_a_font_of_their_own_are_sections(name, heads):
     """A heading in body size and weight, told apart only by its font (italic, another
     family), on a line of its own above its paragraph."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / f"{name}.pdf")
+    paper = read_pair(PAIRS / f"{name}.pdf")
     assert heads <= {(s.number, s.title) for s in paper.sections}
     assert not any(b.text in {t for _, t in heads} for b in paper.blocks_of("paragraph"))
 
@@ -243,10 +219,7 @@ def test_a_revtex_first_page_under_a_full_width_abstract_keeps_its_columns():
     page takes the paper's usual gutter, so the title is not swallowed by Figure 1's region,
     the abstract is read though unlabelled, and the left column's lines do not interleave with
     the right column's caption."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "grozescu_1906.06843v2.pdf")
+    paper = read_pair(PAIRS / "grozescu_1906.06843v2.pdf")
     assert paper.title.startswith("Predicting Research Trends with Semantic and Neural Networks")
     abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
     assert abstract.startswith("The vast and growing number of publications in all disciplines of science")
@@ -260,10 +233,7 @@ def test_a_revtex_first_page_under_a_full_width_abstract_keeps_its_columns():
 def test_a_long_caption_rest_in_prose_is_taken_but_not_a_table():
     """ApJS's Fig. 8 caption goes on for five lines below a change of line spacing, its rows
     cut where a symbol has no glyph: the caption takes them all."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "mauricio_BUFCRAOGRS.pdf")
+    paper = read_pair(PAIRS / "mauricio_BUFCRAOGRS.pdf")
     figure_8 = next(b.text for b in paper.blocks_of("caption") if b.text.startswith("Fig. 8."))
     assert figure_8.rstrip().endswith("are binned by 0.01 K intervals.")
     assert not any(b.text.startswith("130 to 135 km") for b in paper.blocks_of("paragraph"))
@@ -274,11 +244,8 @@ def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
     """Elsevier's first page sets "article info | abstract" above two columns, and a Nature
     Communications page a figure across the page: below them the page is read in its
     columns, so paragraphs do not take the other column's lines on their rows."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        elsevier = read_pdf(PAIRS / "upmchk_paper2.pdf")
-        nature = read_pdf(PAIRS / "ser763_demographic-histories-and.pdf")
+    elsevier = read_pair(PAIRS / "upmchk_paper2.pdf")
+    nature = read_pair(PAIRS / "ser763_demographic-histories-and.pdf")
     first = next(b.text for b in elsevier.blocks_of("paragraph"))
     assert first.startswith("In our paper [1] we proposed a method for assessing the reproducibility of empirical")
     assert "When we published our original study" not in first
@@ -289,10 +256,7 @@ def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
 @pytest.mark.needs_data("pdf-pairs")
 def test_wiley_numbers_its_heads_with_a_bar():
     """Wiley's Conservation Science and Practice prints "1 | INTRODUCTION", "3.1 | Resident species"."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "tannonk_10.1111_csp2.319.pdf")
+    paper = read_pair(PAIRS / "tannonk_10.1111_csp2.319.pdf")
     heads = {(s.number, s.title) for s in paper.sections}
     assert {("1", "INTRODUCTION"), ("3.1", "Resident species"), ("6", "CONCLUSIONS")} <= heads
     # over two rows, its number, bar and first words set apart on the first
@@ -303,10 +267,7 @@ def test_wiley_numbers_its_heads_with_a_bar():
 def test_a_number_set_apart_from_its_plain_head_is_one_heading():
     """Genome Informatics sets "1" and "Introduction", "2.1" and "PPM", apart on one row in the
     body's own font and weight: one numbered heading each."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "mauricio_BSCA.pdf")
+    paper = read_pair(PAIRS / "mauricio_BSCA.pdf")
     heads = {(s.number, s.title) for s in paper.sections}
     assert {("1", "Introduction"), ("2.1", "PPM")} <= heads
 
@@ -314,10 +275,7 @@ def test_a_number_set_apart_from_its_plain_head_is_one_heading():
 @pytest.mark.needs_data("pdf-pairs")
 def test_one_caption_for_a_plate_of_figures():
     """NAMMCO prints "Figures 5-7. Supernumerary teeth ...": one caption, not a paragraph."""
-    need(PAIRS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        paper = read_pdf(PAIRS / "ser763_numerical-anomalies-in.pdf")
+    paper = read_pair(PAIRS / "ser763_numerical-anomalies-in.pdf")
     captions = [b.text for b in paper.blocks_of("caption")]
     assert any(c.startswith("Figures 5-7. Supernumerary teeth (arrows) in Arctocephalus") for c in captions)
     assert not any(b.text.startswith("Figures 5-7.") for b in paper.blocks_of("paragraph"))
