@@ -58,3 +58,15 @@ def test_a_fine_tuned_transformer_is_written_whole(backbone, paper, tmp_path):
     nlp.to_disk(tmp_path / "pipe")
     assert not (tmp_path / "pipe" / "transformer" / BACKBONE_FILE).exists()
     assert (tmp_path / "pipe" / "transformer" / "model").exists()
+
+
+def test_the_packaged_backbone_is_recorded_by_name_other_folders_absolute(tmp_path, monkeypatch):
+    """A pipeline built on the installed MiniLM records ``all-MiniLM-L6-v2``, not this machine's
+    site-packages path, so re-packaging elsewhere does not rewrite ``backbone.json``."""
+    from scholarly_nlp.ml.backbones import backbone_record_name, default_backbone_path
+
+    assert backbone_record_name(str(default_backbone_path())) == "all-MiniLM-L6-v2"
+    (tmp_path / "my_model").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert backbone_record_name("my_model") == str((tmp_path / "my_model").resolve())
+    assert backbone_record_name("allenai/scibert_scivocab_uncased") == "allenai/scibert_scivocab_uncased"

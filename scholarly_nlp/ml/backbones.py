@@ -45,6 +45,24 @@ def resolve_backbone(name: Optional[str]) -> str:
     return name
 
 
+def backbone_record_name(name: str) -> str:
+    """How a saved pipeline records the backbone ``name`` its model was built from.
+
+    The packaged MiniLM's folder is recorded as ``all-MiniLM-L6-v2`` (its folder differs on
+    every machine); another folder as its absolute path (loading may run elsewhere); a
+    Hugging Face name as given.
+    """
+    path = Path(name).expanduser()
+    if not path.is_dir():
+        return name
+    try:
+        if path.resolve() == default_backbone_path().resolve():
+            return DEFAULT_BACKBONE
+    except ScholarlyNLPError:  # the package is not installed: the folder is some other model
+        pass
+    return str(path.resolve())
+
+
 def make_tiny_backbone(path: Path, hidden_size: int = 32, layers: int = 2, heads: int = 2, seed: int = 0) -> Path:
     """Write a tiny random-weight BERT (with the default backbone's vocabulary) to ``path``.
 

@@ -28,6 +28,7 @@ from thinc.api import Model
 from ..component_spec import ComponentSpec
 from ..ml.abstract_spans import shared_transformer_config
 from ..ml.adapters import BACKBONE_FILE, weights_digest
+from ..ml.backbones import backbone_record_name
 
 SPEC = ComponentSpec(
     name="scholarly_transformer",
@@ -75,10 +76,8 @@ class SharedTransformer(Transformer):
             return
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_json(path / "cfg", self.cfg)
-        # A backbone given as a relative folder is recorded absolute: loading may run elsewhere.
-        name = self.model.attrs["name"]
-        backbone = str(Path(name).resolve()) if Path(name).is_dir() and not Path(name).is_absolute() else name
-        record = {"backbone": backbone, "backbone_digest": digest, "layout": "backbone"}
+        record = {"backbone": backbone_record_name(self.model.attrs["name"]), "backbone_digest": digest,
+                  "layout": "backbone"}
         (path / BACKBONE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "SharedTransformer":
