@@ -279,3 +279,23 @@ def test_one_caption_for_a_plate_of_figures():
     captions = [b.text for b in paper.blocks_of("caption")]
     assert any(c.startswith("Figures 5-7. Supernumerary teeth (arrows) in Arctocephalus") for c in captions)
     assert not any(b.text.startswith("Figures 5-7.") for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_ieee_access_lower_heads_are_sections_under_their_parents():
+    """IEEE Access numbers its third and fourth levels "1) UPPER CASE" and "a: UPPER CASE", in
+    body size but a sans-serif of their own; the first may sit in one block right under its
+    parent's head ("C. REVIEW STRATEGY" over "1) MATERIALS AND METHODS")."""
+    paper = read_pair(PAIRS / "fran_Artificial_Intelligence_in_Education.pdf")
+    sections = paper.sections
+    by_title = {s.title: s for s in sections}
+    strategy, materials = by_title["REVIEW STRATEGY"], by_title["MATERIALS AND METHODS"]
+    assert (materials.number, materials.level) == ("1)", 3)
+    assert sections[materials.parent] is strategy and strategy.level == 2
+    model, learning = by_title["AI EDUCATION MODEL"], by_title["MACHINE LEARNING"]
+    assert (learning.number, learning.level) == ("a:", 4)
+    assert sections[learning.parent].title == "INTELLIGENT EDUCATION TECHNOLOGIES"
+    assert model.level == 3 and sections[model.parent].title == "TECHNICAL ASPECTS OF AI IN EDUCATION"
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    assert any(p.startswith("The study seeks to assess the impact of AI") for p in paragraphs)
+    assert not any(p.startswith(("1) MATERIALS", "2) SEARCH STRATEGY")) for p in paragraphs)

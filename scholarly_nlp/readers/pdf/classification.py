@@ -24,6 +24,9 @@ from .typography import is_body_like
 
 _LETTER_HEAD_RE = re.compile(r"^(?P<num>[A-H](?:\.\d{1,2}){0,3})\.?\s+(?P<title>[A-Z].*)$")
 _ROMAN_HEAD_RE = re.compile(r"^(?P<num>[IVX]{1,4})\.\s+(?P<title>[A-Z].*)$")
+# IEEE's lower levels, "1) MATERIALS AND METHODS" and "a: MACHINE LEARNING" (or "a) ..."):
+# taken only in a font of their own, since body text numbers its list items the same way.
+_SUB_ITEM_HEAD_RE = re.compile(r"^(?P<num>(?:\d{1,2}|[a-z])[):])\s+(?P<title>[^\W\d_].*)$")
 _APPENDIX_HEAD_RE = re.compile(
     r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
 )
@@ -377,6 +380,12 @@ class Classifier:
             if not rest:
                 return
             block = VBlock(rest, block.page)
+            # a subsection's head right under its section's, in the same block ("C. REVIEW
+            # STRATEGY" over "1) MATERIALS AND METHODS" over the paragraph)
+            nested = self._own_line_head(block) if rest[0] is not first else None
+            if nested is not None:
+                self._add_section(nested[0], nested[1], VBlock(block.lines[:1], block.page), run_in=True)
+                block = VBlock(nested[2], block.page)
         for i, lines in enumerate(self._paragraphs(block)):
             if i == 0 and self._continues(lines[0], block):
                 self.units[-1].lines.extend(lines)
@@ -395,7 +404,10 @@ class Classifier:
             section = self.sections[-1]
             section.title = f"{section.title} {title}"
             return
-        level = number.count(".") + 1 if number else self._unnumbered_level(block.size)
+        if number and _SUB_ITEM_HEAD_RE.match(f"{number} X"):
+            level = self._sub_item_level(number)
+        else:
+            level = number.count(".") + 1 if number else self._unnumbered_level(block.size)
         if number and re.fullmatch(r"[A-H]", number) and self._under_roman():
             level = 2  # IEEE: "A." subsections under "II." sections
         parent = next(
@@ -406,6 +418,21 @@ class Classifier:
         self.section_sizes.append(block.size)
         self.units.append(Unit("heading", block.lines, len(self.sections) - 1))
         self.interrupted = False
+
+    def _sub_item_level(self, number: str) -> int:
+        """Level of a "1)" or "a:" heading: a sibling of the last one of its kind since the
+        last section of another style, below that section otherwise ("1)" one level below
+        "A.", "a:" one below "1)")."""
+        digit = number[0].isdigit()
+        for section in reversed(self.sections):
+            if section.number and _SUB_ITEM_HEAD_RE.match(f"{section.number} X"):
+                if section.number[0].isdigit():
+                    return min(4, section.level + (0 if digit else 1))
+                if not digit:
+                    return section.level
+                continue  # a lettered item seen while placing a numbered one: look above it
+            return min(4, section.level + 1)
+        return 1
 
     def _continues_heading(self, block: VBlock) -> bool:
         """A heading's second line set apart by a font change ("4 A Linear Time Algorithm for"
@@ -572,15 +599,17 @@ class Classifier:
             or line.broken
             or line.size < 0.9 * self.stats.body_size
             or text.endswith((".", ",", ";", ":"))  # ":" leads into a list or an example
-            or not (text[:1].isupper() or text[:1].isdigit())
+            or not (text[:1].isupper() or text[:1].isdigit() or _SUB_ITEM_HEAD_RE.match(text))
             or not (self._flush_or_centred(line) or abs(line.x0 - below.x0) < 1.0)
             or sum(c.isalpha() for c in text) < max(3, 0.6 * len(text.replace(" ", "")))
             or caption_match(text)
-            or is_math(text)
+            # an upper-case head ("1) AI EDUCATION MODEL") has no lower-case words: read it
+            # in title case, where a formula's single letters still read as one
+            or is_math(text.title() if text.isupper() else text)
             or _FORMULA_SIGN_RE.search(text)
         ):
             return None
-        for regex in (NUMBERED_HEAD_RE, _LETTER_HEAD_RE, _ROMAN_HEAD_RE):
+        for regex in (NUMBERED_HEAD_RE, _LETTER_HEAD_RE, _ROMAN_HEAD_RE, _SUB_ITEM_HEAD_RE):
             match = regex.match(text)
             if match:
                 return match.group("num"), match.group("title").rstrip(".:").strip()
