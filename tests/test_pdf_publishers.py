@@ -299,3 +299,17 @@ def test_ieee_access_lower_heads_are_sections_under_their_parents():
     paragraphs = [b.text for b in paper.blocks_of("paragraph")]
     assert any(p.startswith("The study seeks to assess the impact of AI") for p in paragraphs)
     assert not any(p.startswith(("1) MATERIALS", "2) SEARCH STRATEGY")) for p in paragraphs)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_heads_second_line_in_a_font_variant_stays_in_the_heading():
+    """Wiley's Advent fonts set a head's second line in a variant, "AdvTT...B+fb", of the
+    first line's bold "AdvTT...B": it is still bold, and the head keeps both lines."""
+    from scholarly_nlp.readers.pdf.typography import bold_font_name, font_base_name
+
+    assert bold_font_name("AdvTTb9655705.B+fb") and not bold_font_name("AdvTT080e16ec+20")
+    assert font_base_name("ABCDEF+Times-Bold") == "ABCDEF+Times-Bold"
+    paper = read_pair(PAIRS / "mauricio_AIPNAFLDF.pdf")
+    titles = [s.title for s in paper.sections]
+    assert "Current methods to assess non-alcoholic fatty liver disease and liver fibrosis" in titles
+    assert not any(b.text.startswith("fatty liver disease and liver fibrosis") for b in paper.blocks_of("paragraph"))

@@ -19,7 +19,7 @@ from .blocks import caption_match
 from .formulas import is_math
 from .model import Line, Page, Stats, Unit, VBlock, same_row
 from .patterns import ABSTRACT_RE, NUMBERED_HEAD_RE, TERMINAL_PUNCT
-from .typography import is_body_like
+from .typography import font_base_name, is_body_like
 
 
 _LETTER_HEAD_RE = re.compile(r"^(?P<num>[A-H](?:\.\d{1,2}){0,3})\.?\s+(?P<title>[A-Z].*)$")
@@ -86,7 +86,7 @@ def _bold_name(font: str) -> bool:
     """Whether a font name says bold, for a head run into its paragraph. Stricter than the
     line weight typography reads: a medium weight or TeX's CMBX opens no run-in head (the
     rule was measured without them; with them some ACL PDFs gain a dozen heads, unchecked)."""
-    return bool(re.search(r"bold|black|heavy|semibold|demi|-bd\b|\.b$|-b$", font, re.IGNORECASE))
+    return bool(re.search(r"bold|black|heavy|semibold|demi|-bd\b|\.b$|-b$", font_base_name(font), re.IGNORECASE))
 
 
 def _italic(font: str) -> bool:

@@ -8,6 +8,7 @@ Consumes pages of lines; produces ``Line.size``, a :class:`Stats`, and the runni
 from __future__ import annotations
 
 import ctypes
+import re
 from collections import Counter
 from itertools import pairwise
 
@@ -22,8 +23,14 @@ _FORCE_BOLD_FLAG = 1 << 18
 
 def bold_font_name(name: str) -> bool:
     """Whether a font's name says bold or heavier ("Times-Bold", "CMBX10", BMC's "...AdvTT3f.B")."""
-    lowered = name.lower()
+    lowered = font_base_name(name).lower()
     return any(h in lowered for h in _BOLD_HINTS) or lowered.endswith((".b", "-b"))
+
+
+def font_base_name(name: str) -> str:
+    """A font name without a short variant suffix: Wiley's Advent fonts name a variant of
+    "AdvTTb96.B" as "AdvTTb96.B+fb" or "+20" (the subset tag "ABCDEF+" before a name stays)."""
+    return re.sub(r"\+[0-9A-Za-z]{1,3}$", "", name)
 
 
 class FontReader:
