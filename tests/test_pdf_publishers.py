@@ -313,3 +313,19 @@ def test_a_heads_second_line_in_a_font_variant_stays_in_the_heading():
     titles = [s.title for s in paper.sections]
     assert "Current methods to assess non-alcoholic fatty liver disease and liver fibrosis" in titles
     assert not any(b.text.startswith("fatty liver disease and liver fibrosis") for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_titles_grobid_misses_a_cover_page_preprint_and_an_apa_title_page():
+    """Two titles GROBID gets wrong, the first page's bold "1. Introduction" taken for none:
+    a preprint with no title of its own after Edinburgh Research Explorer's cover page takes
+    the cover's; an APA manuscript's title page, centred and double-spaced in the body's
+    type, gives its top two lines (and the author list under them)."""
+    preprint = read_pair(PAIRS / "upmchk_paper1.pdf")
+    assert preprint.title == "Introducing the FAIR Principles for research software"
+    assert preprint.sections[0].title == "Introduction"
+    manuscript = read_pair(PAIRS / "upmchk_paper5.pdf")
+    assert manuscript.title == ("Opening open science to all: Demystifying reproducibility and transparency "
+                                "practices in linguistic research")
+    names = [a.name for a in manuscript.authors]
+    assert len(names) == 14 and names[0] == "Joseph V. Casillas" and names[-1] == "Kyle Parrish"

@@ -23,6 +23,12 @@ COVER_PAGE_RE = re.compile(
     r"downloaded from .*repository|\beprints\b|cronfa",
     re.IGNORECASE,
 )
+#: A numbered section head, or a bare usual one, is no title even in bold.
+_SECTION_HEAD_RE = re.compile(
+    r"^(?:(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,4}\.)\s+\S"
+    r"|(?:introduction|background|related work|methods?|results|discussion|conclusions?)$)",
+    re.IGNORECASE,
+)
 _RELATION_RE = re.compile(r"[=<>\u2264\u2265\u2248\u2211\u220f\u222b]")
 #: A journal banner line; the journal's name printed near it is not the paper's title.
 _BANNER_RE = re.compile(r"journal homepage|contents lists available at|www\.elsevier\.com", re.IGNORECASE)
@@ -39,26 +45,36 @@ def title_page(pages: list[Page]) -> int:
 
 def find_title(pages: list[Page], stats: Stats, first_page: int = 0) -> list[VBlock]:
     """The title's blocks on the paper's first page (``first_page``, 1 after a cover page:
-    :func:`title_page`): its biggest text in the top half (else its first bold block), with
-    the blocks of nearly that size right above and below it (a title over two lines, or in
-    two fonts); side text beside it and tiny watermarks are passed over."""
-    page = pages[first_page]
-    first = _title_block(page, stats)
-    if first is None:
+    :func:`title_page`): its biggest text in the top half (else its first bold block, else
+    the top of a manuscript's centred title page), with the blocks of nearly that size right
+    above and below it (a title over two lines, or in two fonts); side text beside it and tiny
+    watermarks are passed over. A preprint with no title of its own after a repository's
+    cover page takes the cover's."""
+    title = _title_on(pages[first_page], stats)
+    if not title and first_page > 0:
+        title = _title_on(pages[first_page - 1], stats, cover=True)
+    return title
+
+
+def _title_on(page: Page, stats: Stats, cover: bool = False) -> list[VBlock]:
+    """The title's blocks on one page (``cover``: a cover page, whose own branding is passed over)."""
+    found = _title_block(page, stats, cover)
+    if found is None:
         return []
+    first, reach = found
     blocks = page.blocks
     index = blocks.index(first)
     title = [first]
     for block in reversed(blocks[:index]):
         if _beside(block, title) or block.size < 0.6 * first.size:
             continue
-        if not _continues(first, block, above=title[0]) or len(title) >= 3:
+        if not _continues(first, block, above=title[0], reach=reach) or len(title) >= 3:
             break
         title.insert(0, block)
     for block in blocks[index + 1:]:
         if _beside(block, title) or block.size < 0.6 * first.size:
             continue
-        if not _continues(first, title[-1], above=None, below=block) or len(title) >= 3:
+        if not _continues(first, title[-1], below=block, reach=reach) or len(title) >= 3:
             break
         title.append(block)
     return title
@@ -72,18 +88,18 @@ def _beside(block: VBlock, title: list[VBlock]) -> bool:
 
 
 def _continues(first: VBlock, upper: VBlock, above: Optional[VBlock] = None,
-               below: Optional[VBlock] = None) -> bool:
+               below: Optional[VBlock] = None, reach: float = 1.0) -> bool:
     """Whether two blocks, one right above the other, are lines of one title: nearly the same
-    size, a gap of at most one line's height."""
+    size, a gap of at most ``reach`` line heights (one; more on a double-spaced manuscript)."""
     top, bottom = (upper, above) if above is not None else (upper, below)
     if abs(top.size - first.size) > 0.08 * first.size or abs(bottom.size - first.size) > 0.08 * first.size:
         return False
     gap = bottom.bbox[1] - top.bbox[3]
-    return -0.2 * first.size <= gap <= 1.0 * first.size
+    return -0.2 * first.size <= gap <= reach * first.size
 
 
-def _title_block(page: Page, stats: Stats) -> Optional[VBlock]:
-    """The title's first block."""
+def _title_block(page: Page, stats: Stats, cover: bool = False) -> Optional[tuple[VBlock, float]]:
+    """The title's first block, and how many line heights apart the title's lines may be."""
     banner = max((line.y1 for line in page.lines if _BANNER_RE.search(line.text)), default=None)
     candidates = [
         b
@@ -97,14 +113,30 @@ def _title_block(page: Page, stats: Stats) -> Optional[VBlock]:
         # also take an upper-case title for one
         and not (_RELATION_RE.search(b.text) and is_math(b.text))
         and (banner is None or b.bbox[1] > banner)
+        and not (cover and COVER_PAGE_RE.search(b.text))
     ]
     if not candidates:
         return None
     biggest = max(candidates, key=lambda b: b.size)
     if biggest.size >= 1.12 * stats.body_size:
-        return biggest
+        return biggest, 1.0
     # a title barely bigger than the text, high on the page ("Genome Informatics" style)
     if biggest.size >= 1.07 * stats.body_size and biggest.bbox[1] < 0.3 * page.height and len(biggest.lines) <= 4:
-        return biggest
-    bold = [b for b in candidates if all(l.bold for l in b.lines) and len(b.lines) <= 3]
-    return bold[0] if bold else None
+        return biggest, 1.0
+    # a bold block, but no section head ("1. Introduction" opening a page without a title)
+    bold = [b for b in candidates if all(l.bold for l in b.lines) and len(b.lines) <= 3
+            and not _SECTION_HEAD_RE.match(b.text.strip())]
+    if bold:
+        return bold[0], 1.0
+    # a manuscript's title page (APA): everything in the top half centred, in the body's
+    # type and double-spaced; the title is on top
+    if len(candidates) >= 2 and all(_centred(b, page) for b in candidates):
+        return min(candidates, key=lambda b: b.bbox[1]), 1.5
+    return None
+
+
+def _centred(block: VBlock, page: Page) -> bool:
+    """Whether a block sits centred on the page, clear of its left margin (within a line
+    height's balance between the two margins)."""
+    left, right = block.bbox[0], page.width - block.bbox[2]
+    return abs(left - right) <= 2 * max(block.size, 1.0) and left > 0.12 * page.width
