@@ -329,3 +329,32 @@ def test_titles_grobid_misses_a_cover_page_preprint_and_an_apa_title_page():
                                 "practices in linguistic research")
     names = [a.name for a in manuscript.authors]
     assert len(names) == 14 and names[0] == "Joseph V. Casillas" and names[-1] == "Kyle Parrish"
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize("name, opening, first_head", [
+    # a page otherwise in one column (a table of contents under the box)
+    ("tannonk_10.1016_j.rser.2008.09.017", "Renewable-energy sources often are regarded", "Introduction"),
+    # a page in two columns of another gutter under the box
+    ("upmchk_paper2", "Context: In 2012, our paper", "Introduction"),
+])
+def test_elseviers_article_info_and_abstract_box_is_read_column_by_column(name, opening, first_head):
+    """Elsevier prints "ARTICLE INFO" (history, keywords) and "ABSTRACT" side by side, with a
+    gutter of their own: the abstract is read whole, without the keywords between its lines,
+    and the body below still opens with its first section."""
+    paper = read_pair(PAIRS / f"{name}.pdf")
+    abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
+    assert abstract.startswith(opening)
+    assert "Keywords" not in abstract and "Received" not in abstract
+    assert len(abstract.split()) > 150
+    assert paper.sections[0].title == first_head
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_numbers_hung_in_a_lists_margin_make_no_side_by_side_box():
+    """PLOS hangs "23." before each reference in a margin of its own: a narrow strip of
+    numbers is no column, so the list stays whole and its entries link."""
+    paper = read_pair(PAIRS / "ser763_entanglement-rates-and.pdf")
+    assert len(paper.bibliography) >= 75
+    linked = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr" and r.target]
+    assert len(linked) >= 90

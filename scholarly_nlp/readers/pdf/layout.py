@@ -44,7 +44,8 @@ def _lay_out(page: Page, text_lines: list[Line], split: Optional[float]) -> None
     _assign_columns(text_lines, page.split)
     if page.split is not None:
         text_lines = _merge_spanning_rows(text_lines)
-    page.lines = _reading_order(text_lines)
+    boxed = _split_side_by_side(text_lines, page.width)
+    page.lines = _reading_order(text_lines, boxed)
     page.edges = _column_edges(page.lines)
 
 
@@ -227,6 +228,73 @@ def _assign_columns(lines: list[Line], split: Optional[float]) -> None:
     _continue_full_width(lines)
 
 
+def _split_side_by_side(lines: list[Line], width: float) -> set[int]:
+    """Two columns of their own inside a page's full-width part (Elsevier's "ARTICLE INFO |
+    ABSTRACT" box over a page set otherwise): where at least four long lines start at one x
+    left of the page's middle, rows next to each other, and no line in those rows crosses
+    that x, the lines left of it become the left column and the others the right one.
+
+    The page's own gutter, if any, is elsewhere: the box's left lines may have been put in
+    the left column and its right ones full width; both are put right here. Returns the ids
+    of the box's lines (a band of their own), or an empty set."""
+    text = [l for l in lines if l.col in ("F", "L")]
+    starts = Counter(round(l.x0) for l in text if _prose_wide(l, width))
+    for x, _ in starts.most_common(4):
+        if not 0.2 * width < x < 0.6 * width:
+            continue
+        region = _side_by_side_region(text, float(x), width)
+        if region is not None:
+            left, right = region
+            for line in left:
+                line.col = "L"
+            for line in right:
+                line.col = "R"
+            return {id(line) for line in left + right}
+    return set()
+
+
+def _side_by_side_region(lines: list[Line], x: float, width: float) -> Optional[tuple[list[Line], list[Line]]]:
+    """The (left, right) lines of the rows around the lines of running text that start at
+    ``x`` (on a page ``width`` wide), when no line of those rows crosses it and each side
+    has enough lines; else None."""
+    anchors = sorted((l for l in lines if abs(l.x0 - x) <= 1.5 and _prose_wide(l, width)), key=lambda l: l.y0)
+    if len(anchors) < 4:
+        return None
+    size = max(statistics_median([l.size for l in anchors]), 1.0)
+    # the longest run of anchors each at most three lines below the last
+    runs: list[list[Line]] = [[anchors[0]]]
+    for line in anchors[1:]:
+        if line.y0 - runs[-1][-1].y1 <= 3 * size:
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    run = max(runs, key=len)
+    if len(run) < 4:
+        return None
+    top, bottom = run[0].y0 - 3.5 * size, run[-1].y1 + 1.5 * size
+    rows = [l for l in lines if l.y0 >= top and l.y1 <= bottom]
+    left = [l for l in rows if l.x1 <= x - 4]
+    right = [l for l in rows if l.x0 >= x - 1.5]
+    if len(left) + len(right) != len(rows) or len(left) < 2:
+        return None
+    # a column of its own, not numbers or labels hung in the margin of a list ("23." before
+    # a reference, "Input:" before an example)
+    if max(l.x1 for l in left) - min(l.x0 for l in left) < 0.12 * width:
+        return None
+    return left, right
+
+
+def _prose_wide(line: Line, width: float) -> bool:
+    """A line of running text across much of a page ``width`` wide (not a table cell)."""
+    return len(line.text) >= 40 and line.x1 - line.x0 >= 0.35 * width
+
+
+def statistics_median(values: list[float]) -> float:
+    """The median of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
 def _continue_full_width(lines: list[Line]) -> None:
     """The short last line of a full-width caption or paragraph stays with it: same size,
     same left edge, at the normal line distance below a full-width line."""
@@ -277,14 +345,15 @@ def _merge_spanning_rows(lines: list[Line]) -> list[Line]:
     return [l for l in lines if id(l) not in merged]
 
 
-def _reading_order(lines: list[Line]) -> list[Line]:
-    """Order lines: bands top to bottom; within a column band, left column then right column."""
+def _reading_order(lines: list[Line], boxed: frozenset[int] | set[int] = frozenset()) -> list[Line]:
+    """Order lines: bands top to bottom; within a column band, left column then right column.
+    The ``boxed`` lines (ids: a side-by-side box in a full-width part) are a band of their own."""
     ordered: list[Line] = []
     band: list[Line] = []
     band_index = 0
     for line in sorted(lines, key=lambda l: l.y0):
         is_full = line.col == "F"
-        if band and (band[0].col == "F") != is_full:
+        if band and ((band[0].col == "F") != is_full or (id(band[-1]) in boxed) != (id(line) in boxed)):
             ordered.extend(_order_band(band, band_index))
             band, band_index = [], band_index + 1
         band.append(line)
