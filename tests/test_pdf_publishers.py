@@ -358,3 +358,15 @@ def test_numbers_hung_in_a_lists_margin_make_no_side_by_side_box():
     assert len(paper.bibliography) >= 75
     linked = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr" and r.target]
     assert len(linked) >= 90
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_an_unlabelled_abstract_with_its_own_leading_is_the_abstract_not_the_affiliations():
+    """Nature Communications sets its unlabelled abstract in a narrower box with more leading
+    than the body, and the affiliations under it full width: the box is one block and the
+    abstract; the affiliations (mostly capitalised words) are not."""
+    paper = read_pair(PAIRS / "ser763_demographic-histories-and.pdf")
+    abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
+    assert abstract.startswith("A central paradigm in conservation biology")
+    assert abstract.endswith("genetic diversity.")
+    assert "Bielefeld" not in abstract

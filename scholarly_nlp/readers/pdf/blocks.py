@@ -45,7 +45,7 @@ def _starts_block(block: VBlock, line: Line, stats: Stats, page: Page) -> bool:
             and max(line.x0 - prev.x1, prev.x0 - line.x1) > 2.5 * size
         )
     lead = line.base - prev.base
-    if lead < 0 or lead > 1.3 * stats.lead_ratio * size:
+    if lead < 0 or (lead > 1.3 * stats.lead_ratio * size and not _own_leading(block, line, lead, page)):
         return True
     if abs(prev.size - line.size) > 0.07 * size:
         return True
@@ -56,6 +56,31 @@ def _starts_block(block: VBlock, line: Line, stats: Stats, page: Page) -> bool:
     if line.x0 > prev.x1 or line.x1 < prev.x0:
         return True
     return _caption_start(prev, line, page) is not None
+
+
+_LIST_ITEM_RE = re.compile(r"^\s*(?:\d{1,2}[.)]|\(?[a-z]\)|[\u2022\u2023\u25e6\u2013-])\s")
+
+
+def _own_leading(block: VBlock, line: Line, lead: float, page: Page) -> bool:
+    """Whether ``line`` goes on a paragraph set with more leading than the body's (Nature
+    Communications' abstract): full lines of running text in one font and size from one left
+    edge, at most 1.8 line heights apart, each as far below the last as the lines before."""
+    prev = block.lines[-1]
+    left, right = page.edge(prev)
+    size = max(prev.size, 1.0)
+    if (
+        lead > 1.8 * size
+        or prev.font != line.font
+        or abs(prev.size - line.size) > 0.05 * size
+        or abs(prev.x0 - line.x0) > 1.0
+        or not all(len(l.text) >= 40 and l.x1 - l.x0 >= 0.6 * (right - left) for l in (prev, line))
+        or _LIST_ITEM_RE.match(line.text)  # the next item of a list starts a block of its own
+    ):
+        return False
+    if len(block.lines) < 2:
+        return True
+    before = block.lines[-2]
+    return abs((prev.base - before.base) - lead) <= 0.1 * size
 
 
 def caption_match(text: str) -> Optional[re.Match]:

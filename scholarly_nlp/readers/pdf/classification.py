@@ -682,9 +682,16 @@ class Classifier:
         """Fallback for papers without an "Abstract" label: a long text block on page one."""
         if block.page != self.first_page or len(block.lines) < 3 or len(block.text) < 250:
             return False
+        words = block.text.split()
+        if sum(w[:1].islower() for w in words) < 0.5 * len(words):
+            return False  # affiliations, an author list: mostly capitalised
         page = self.pages[block.page]
         wide = [l for l in block.lines if is_body_like(l, page, Stats(block.size, 1.2))]
-        return len(wide) >= 0.6 * len(block.lines)
+        if len(wide) >= 0.6 * len(block.lines):
+            return True
+        # justified to a right edge of its own, narrower than the page's (Nature Communications)
+        rights = [l.x1 for l in block.lines[:-1]]
+        return len(rights) >= 4 and max(rights) - min(rights) <= max(block.size, 1.0)
 
     def _paragraphs(self, block: VBlock) -> list[list[Line]]:
         """Split a text block into paragraphs at indented first lines and short last lines."""
