@@ -14,6 +14,7 @@ API), plus the ``__all__`` of the declared sub-packages :mod:`scholarly_nlp.ml`,
 from __future__ import annotations
 
 from .analysis import analysis_record
+from .view import display, render
 from .api import DocResult, blank, load, read, read_many
 from .cache import cache_dir
 from .pipelines import pipeline_path
@@ -79,7 +80,7 @@ __all__ = [
     "Author", "BibEntry", "Block", "PaperSection", "ComponentSpec", "add_component", "Citance", "DocResult", "EmptyDocumentError", "EncryptedPDFError", "Figure", "FigureInfo",
     "GrobidProcessingError", "GrobidUnavailableError", "IncompatiblePipelineError", "InlineRef", "InputError", "MalformedInputError", "Paper",
     "PluginError", "PluginRegistry", "ReadLimits", "ReadResult", "SPAN_GROUPS", "ScholarlyNLPError", "Section",
-    "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnknownPipelineError", "analysis_record", "cache_dir", "load", "UnsafeInputError", "blank", "doc_from_json",
+    "UnknownComponentError", "UnknownFormatError", "UnknownNameError", "UnknownPipelineError", "analysis_record", "display", "render", "cache_dir", "load", "UnsafeInputError", "blank", "doc_from_json",
     "doc_to_json", "expand_inputs", "get_registry", "hookimpl", "install_extensions", "load_docbin", "load_json",
     "paper_to_doc", "read", "read_many", "read_paper", "read_papers", "save_docbin", "save_json", "set_extension",
     "split_sentences", "write_atomic",

@@ -24,10 +24,14 @@ from .pipelines import pipeline_path
 from .plugins import get_registry, package_root
 from .readers.dispatch import expand_inputs
 from .resume import Manifest, input_digest
+from .view import render, render_index
 
 OUTPUT_FORMATS = ("json", "docbin")
 OUTPUT_SUFFIXES = {"json": ".json", "docbin": ".spacy"}
 ANALYSIS_SUFFIX = ".analysis.json"
+PAGE_SUFFIX = ".html"
+#: What ``analyze --format`` writes per paper: the analysis JSON, its HTML page, or both.
+ANALYSIS_FORMATS = {"json": (ANALYSIS_SUFFIX,), "html": (PAGE_SUFFIX,), "json,html": (ANALYSIS_SUFFIX, PAGE_SUFFIX)}
 DEFAULT_PIPELINE = "scholarly_core"
 """The pipeline ``analyze`` loads when none is named."""
 PROGRESS_MIN_FILES = 20
@@ -253,17 +257,20 @@ def _paper_error(path: str, what: str, exc: BaseException) -> InputError:
 @click.option("--n-process", type=click.IntRange(min=1), default=1, show_default=True,
               help="Files read at once (worker processes).")
 @click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")
+@click.option("--format", "out_format", type=click.Choice(tuple(ANALYSIS_FORMATS)), default="json", show_default=True,
+              help="Per paper: the analysis JSON, a self-contained HTML page (plus index.html), or both.")
 @click.option("--force", is_flag=True, help="Redo every paper, also those the output folder already holds.")
 @click.option("--quiet", is_flag=True, help="Only the summary line and failures.")
 def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_process: int, images: bool,
-            force: bool, quiet: bool) -> None:
+            out_format: str, force: bool, quiet: bool) -> None:
     """Run a trained pipeline over PDFs, TEI files, folders or globs: one analysis JSON per paper.
 
     Each record holds the paper's title, its abstract sentences with their roles, its
     citances with bibliography ids, and what each component found (central figure and
-    figure scores, contributions with their paragraphs, aspect vectors, ...). Bad files are
-    reported and skipped, as in ``parse``, and so are papers already analysed with the same
-    pipeline (--force redoes them).
+    figure scores, contributions with their paragraphs, aspect vectors, ...). With
+    ``--format html`` (or ``json,html``) each paper also gets a page to look at, and the run an
+    ``index.html``. Bad files are reported and skipped, as in ``parse``, and so are papers
+    already analysed with the same pipeline (--force redoes them).
     """
     folder = pipeline_path(pipeline)
     nlp = None if folder else load(pipeline, gpu_id=gpu_id)  # no pipeline there: load says why
@@ -272,9 +279,11 @@ def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_
     if not files:
         raise click.UsageError(f"no input files found in {', '.join(paths)}")
     names = dict(zip(files, output_names(files)))
+    suffixes = ANALYSIS_FORMATS[out_format]
     batch = _Batch(out, {"command": "analyze", "pipeline": _pipeline_identity(pipeline, folder), "images": images,
-                         "format_version": ANALYSIS_FORMAT_VERSION, "scholarly_nlp": __version__})
-    todo = batch.plan(files, {path: name + ANALYSIS_SUFFIX for path, name in names.items()}, force)
+                         "format": out_format, "format_version": ANALYSIS_FORMAT_VERSION, "scholarly_nlp": __version__})
+    todo = batch.plan(files, {path: name + suffixes[0] for path, name in names.items()}, force)
+    pages: list[dict] = []
     if todo:
         if nlp is None:
             nlp = load(pipeline, gpu_id=gpu_id)
@@ -285,13 +294,47 @@ def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_
                 continue
             try:
                 record = analysis_record(result.doc, nlp)
-                text, summary = strict_json(record), summary_lines(record)
+                texts = {suffix: strict_json(record) if suffix == ANALYSIS_SUFFIX else render(result.doc, record=record,
+                                                                                              image_base=out)
+                         for suffix in suffixes}
+                summary = summary_lines(record)
             except Exception as exc:  # a pipe's analysis() is third-party code: it fails its paper only
                 batch.fail(_paper_error(result.path, "could not be analysed", exc))
                 continue
-            if batch.write(result.path, lambda path, text=text: write_atomic(path, text)) and not quiet:
-                click.echo("\n".join(summary))
+            stem = names[result.path]
+            if batch.write(result.path, lambda path, texts=texts, stem=stem: _write_outputs(out, stem, texts)):
+                if PAGE_SUFFIX in suffixes:
+                    pages.append(_index_row(result.doc, record, stem + PAGE_SUFFIX, out))
+                if not quiet:
+                    click.echo("\n".join(summary))
+    if PAGE_SUFFIX in suffixes:
+        write_atomic(out / "index.html", render_index(pages, _failure_rows(batch.failures)))
     batch.finish(f"analyzed {len(files)} file(s) with {pipeline}")
+
+
+def _write_outputs(out: Path, stem: str, texts: dict[str, str]) -> None:
+    """Write one paper's outputs (``stem`` + each suffix) under ``out``."""
+    for suffix, text in texts.items():
+        write_atomic(out / f"{stem}{suffix}", text)
+
+
+def _index_row(doc, record: dict, page: str, out: Path) -> dict:
+    """One paper's row of ``index.html``: its page, title, counts and central figure's image."""
+    central = next((f for f in doc._.figures if f.id == record.get("central_figure")), None)
+    thumbnail = None
+    if central is not None and central.image_path:
+        path = Path(central.image_path)
+        try:
+            thumbnail = path.resolve().relative_to(out.resolve()).as_posix()
+        except ValueError:
+            thumbnail = path.as_posix()
+    return {"page": page, "title": record.get("title"), "paper_id": record.get("paper_id"),
+            "counts": record.get("counts") or {}, "thumbnail": thumbnail}
+
+
+def _failure_rows(failures: list[str]) -> list[tuple[str, str]]:
+    """(file, reason) of each failure line ("FILE: reason")."""
+    return [tuple(line.split(": ", 1)) if ": " in line else (line, "") for line in failures]
 
 
 def _pipeline_identity(name: str, folder: Optional[Path]) -> dict:

@@ -94,3 +94,31 @@ def backbone(tmp_path_factory) -> str:
     from scholarly_nlp.ml.backbones import make_tiny_backbone
 
     return str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
+
+
+@pytest.fixture(scope="module")
+def pipeline_dir(tmp_path_factory):
+    """A saved pipeline of tiny untrained components (figure ranker, contribution detector and
+    linker) for ``analyze`` runs: real pipes, seconds to build."""
+    import warnings
+
+    from spacy.training import Example
+
+    import scholarly_nlp
+    from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+    for package in ("scholarly_figure_ranker", "scholarly_contribution_detector", "scholarly_contribution_linker"):
+        pytest.importorskip(package)
+    backbone = str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("figure_ranker", config={"model": {"@architectures": "scholarly_nlp.CrossEncoder.v1",
+                                                    "name": backbone, "max_length": 64}})
+    nlp.add_pipe("contribution_detector")
+    nlp.add_pipe("contribution_linker", config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
+                                                          "name": backbone, "max_length": 64}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nlp.initialize(lambda: [Example(nlp.make_doc("x"), nlp.make_doc("x"))])
+    path = tmp_path_factory.mktemp("pipelines") / "tiny"
+    nlp.to_disk(path)
+    return path

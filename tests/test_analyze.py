@@ -5,39 +5,17 @@ reported and skipped; an unknown pipeline is one clear line."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import pytest
 from click.testing import CliRunner
 from spacy.language import Language
-from spacy.training import Example
 
 import scholarly_nlp
 from scholarly_nlp.cli import cli
-from scholarly_nlp.ml.backbones import make_tiny_backbone
 
 from conftest import shared
 
 PAPERS = ("D14-1003", "D14-1010")
-
-
-@pytest.fixture(scope="module")
-def pipeline_dir(tmp_path_factory):
-    for package in ("scholarly_figure_ranker", "scholarly_contribution_detector", "scholarly_contribution_linker"):
-        pytest.importorskip(package)
-    backbone = str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
-    nlp = scholarly_nlp.blank()
-    nlp.add_pipe("figure_ranker", config={"model": {"@architectures": "scholarly_nlp.CrossEncoder.v1",
-                                                    "name": backbone, "max_length": 64}})
-    nlp.add_pipe("contribution_detector")
-    nlp.add_pipe("contribution_linker", config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
-                                                          "name": backbone, "max_length": 64}})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        nlp.initialize(lambda: [Example(nlp.make_doc("x"), nlp.make_doc("x"))])
-    path = tmp_path_factory.mktemp("pipelines") / "tiny"
-    nlp.to_disk(path)
-    return path
 
 
 @pytest.fixture
