@@ -67,8 +67,12 @@ def doc():
 
 @pytest.fixture(scope="module")
 def record(doc):
+    return paper_record(doc)
+
+
+def paper_record(doc):
     """The core record plus what the pipes would add, built from the paper's own spans: the
-    second figure central, an introduction sentence linked to the third body paragraph."""
+    second figure central, an introduction sentence linked to the fourth body paragraph."""
     record = analysis_record(doc)
     figures = doc._.figures
     record["central_figure"] = figures[1].id
