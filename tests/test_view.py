@@ -169,3 +169,14 @@ def test_analyze_writes_pages_and_an_index_with_failures(pipeline_dir, tmp_path)
                                       "--format", "html", "--quiet"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in html_only.iterdir() if not p.name.startswith(".")) == [f"{PAPER}.html", "index.html"]
+
+
+def test_display_formulas_and_their_references_are_shown_in_place(doc, record):
+    """P17-1001's 17 display formulas sit between their section's paragraphs, labelled, and
+    every "Eq. (n)" link lands on its formula."""
+    page = scholarly_nlp.render(doc, record=record)
+    tree = parsed(page)
+    formulas = re.findall(r'<div class="formula" id="(eq-[^"]+)"><code>(.*?)</code>', page)
+    assert len(formulas) == len(doc._.formulas) == 17
+    assert all(text.strip() for _, text in formulas)
+    assert {link for link in tree.links if link.startswith("eq-")} <= {fid for fid, _ in formulas}

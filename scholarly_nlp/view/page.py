@@ -113,12 +113,25 @@ class _Page:
         in_sections = {(p.start_char, p.end_char) for s in self.doc._.sections for p in s.paragraphs}
         loose = [p for p in self.doc.spans.get("paragraphs", []) if (p.start_char, p.end_char) not in in_sections]
         out.extend(self._paragraph(p) for p in loose)
+        formulas = list(self.doc._.formulas or [])
         for i, section in enumerate(self.doc._.sections):
             level = min(5, 1 + max(1, section.level))
             number = f"<span class=\"num\">{escape(section.number)}</span>" if section.number else ""
-            paragraphs = "".join(self._paragraph(p) for p in section.paragraphs)
-            out.append(f"<section id=\"s{i}\"><h{level}>{number}{escape(section.title)}</h{level}>{paragraphs}</section>")
+            # paragraphs and display formulas in text order
+            parts = [(p.start_char, self._paragraph(p)) for p in section.paragraphs]
+            parts += [(f.span.start_char, self._formula(f)) for f in formulas
+                      if section.span.start_char <= f.span.start_char < section.span.end_char
+                      and not any(p.start_char <= f.span.start_char < p.end_char for p in section.paragraphs)]
+            content = "".join(html for _, html in sorted(parts, key=lambda part: part[0]))
+            out.append(f"<section id=\"s{i}\"><h{level}>{number}{escape(section.title)}</h{level}>{content}</section>")
         return "".join(out)
+
+    def _formula(self, formula) -> str:
+        label = f" <span class=\"num\">({escape(formula.label)})</span>" if formula.label else ""
+        text = formula.span.text
+        if formula.label and text.rstrip().endswith(f"({formula.label})"):
+            text = text.rstrip()[: -len(formula.label) - 2].rstrip()  # the label is shown apart
+        return f"<div class=\"formula\" id=\"eq-{escape(formula.id)}\"><code>{escape(text)}</code>{label}</div>"
 
     def _paragraph(self, paragraph: Span) -> str:
         pid = self.paragraph_ids.get((paragraph.start_char, paragraph.end_char), "")
@@ -149,10 +162,12 @@ class _Page:
             yield Inline(marker.start_char, marker.end_char,
                          f"<a class=\"cite\" href=\"#ref-{escape(bib_id)}\">",
                          f"<span class=\"tip\" role=\"tooltip\">{escape(_entry_text(entry))}</span></a>")
-        for mention in _inside(self.doc.spans.get("figure_refs", []), span):
-            if mention.kb_id_:
-                yield Inline(mention.start_char, mention.end_char,
-                             f"<a class=\"figref\" href=\"#{escape(mention.kb_id_)}\">", "</a>")
+        for group, prefix, css in (("figure_refs", "", "figref"), ("formula_refs", "eq-", "figref"),
+                                   ("footnote_refs", "fn-", "fnref")):
+            for mention in _inside(self.doc.spans.get(group, []), span):
+                if mention.kb_id_:
+                    yield Inline(mention.start_char, mention.end_char,
+                                 f"<a class=\"{css}\" href=\"#{prefix}{escape(mention.kb_id_)}\">", "</a>")
 
     def _figures(self) -> str:
         figures = self.doc._.figures

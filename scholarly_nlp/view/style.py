@@ -44,6 +44,8 @@ a.cite .tip { display: none; position: absolute; left: 0; top: 1.5em; z-index: 5
 a.cite:hover .tip, a.cite:focus .tip { display: block; }
 mark.contribution { background: #fef3c7; padding: 0 0.1em; }
 a.jump, a.back { font: 12px system-ui, sans-serif; color: var(--accent); margin-left: 0.3em; }
+.formula { margin: 0.6rem 0 1rem 1.5rem; display: flex; justify-content: space-between; gap: 1rem; }
+.formula code { font: 15px/1.5 "DejaVu Sans Mono", monospace; white-space: pre-wrap; }
 figure { margin: 1rem 0 1.6rem; padding: 0.6rem; border: 1px solid var(--rule); border-radius: 4px; }
 figure.central { border: 3px solid var(--accent); }
 figure img { max-width: 100%; height: auto; display: block; margin: 0 auto 0.5rem; }
