@@ -259,18 +259,24 @@ def _paper_error(path: str, what: str, exc: BaseException) -> InputError:
 @click.option("--images/--no-images", default=True, show_default=True, help="Save cropped figure PNGs (PDF reader).")
 @click.option("--format", "out_format", type=click.Choice(tuple(ANALYSIS_FORMATS)), default="json", show_default=True,
               help="Per paper: the analysis JSON, a self-contained HTML page (plus index.html), or both.")
+@click.option("--similar", "similar_corpus", default=None, metavar="CORPUS",
+              help="Also find each paper's most similar papers in CORPUS (folder, glob or abstracts .jsonl), per aspect.")
+@click.option("--similar-k", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Similar papers per aspect (with --similar).")
 @click.option("--force", is_flag=True, help="Redo every paper, also those the output folder already holds.")
 @click.option("--quiet", is_flag=True, help="Only the summary line and failures.")
 def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_process: int, images: bool,
-            out_format: str, force: bool, quiet: bool) -> None:
+            out_format: str, similar_corpus: Optional[str], similar_k: int, force: bool, quiet: bool) -> None:
     """Run a trained pipeline over PDFs, TEI files, folders or globs: one analysis JSON per paper.
 
     Each record holds the paper's title, its abstract sentences with their roles, its
     citances with bibliography ids, and what each component found (central figure and
     figure scores, contributions with their paragraphs, aspect vectors, ...). With
     ``--format html`` (or ``json,html``) each paper also gets a page to look at, and the run an
-    ``index.html``. Bad files are reported and skipped, as in ``parse``, and so are papers
-    already analysed with the same pipeline (--force redoes them).
+    ``index.html``; with ``--similar CORPUS`` each record (and page) also lists the papers of
+    CORPUS most like it on each aspect, with the sentence pair that explains each match. Bad
+    files are reported and skipped, as in ``parse``, and so are papers already analysed with
+    the same pipeline (--force redoes them).
     """
     folder = pipeline_path(pipeline)
     nlp = None if folder else load(pipeline, gpu_id=gpu_id)  # no pipeline there: load says why
@@ -278,10 +284,13 @@ def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_
     files = _unique(expand_inputs(paths))
     if not files:
         raise click.UsageError(f"no input files found in {', '.join(paths)}")
+    if similar_corpus is not None and not any(Path(f).is_file() for f in expand_inputs([similar_corpus])):
+        raise click.UsageError(f"--similar: no paper files found in {similar_corpus}")
     names = dict(zip(files, output_names(files)))
     suffixes = ANALYSIS_FORMATS[out_format]
     batch = _Batch(out, {"command": "analyze", "pipeline": _pipeline_identity(pipeline, folder), "images": images,
-                         "format": out_format, "format_version": ANALYSIS_FORMAT_VERSION, "scholarly_nlp": __version__})
+                         "format": out_format, "similar": [similar_corpus, similar_k] if similar_corpus else None,
+                         "format_version": ANALYSIS_FORMAT_VERSION, "scholarly_nlp": __version__})
     todo = batch.plan(files, {path: name + suffixes[0] for path, name in names.items()}, force)
     pages: list[dict] = []
     if todo:
@@ -294,6 +303,9 @@ def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_
                 continue
             try:
                 record = analysis_record(result.doc, nlp)
+                if similar_corpus is not None:
+                    model = str((folder or pipeline_path(pipeline) or Path(pipeline)).resolve())
+                    record["similar"] = get_registry().similar_papers(result.doc, similar_corpus, nlp, model, similar_k)
                 texts = {suffix: strict_json(record) if suffix == ANALYSIS_SUFFIX else render(result.doc, record=record,
                                                                                               image_base=out)
                          for suffix in suffixes}

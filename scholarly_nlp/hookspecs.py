@@ -79,3 +79,16 @@ def sniff_format(path: str, head: bytes) -> Optional[str]:
     The first plugin that answers wins; plugins registered later are asked first. An
     implementation that raises is reported once and not asked again by that registry.
     """
+
+
+@hookspec
+def similar_papers(doc: Any, corpus: str, nlp: Any, model: str, k: int) -> Optional[dict]:
+    """Papers of ``corpus`` (a folder, glob or abstracts file) most like the processed ``doc``:
+    ``{aspect: [hit, ...]}``, each hit a dict with at least ``rank``, ``paper_id``,
+    ``title``, ``aspect_scores`` and ``explanation`` (the query and matched sentences), best
+    first, at most ``k`` per aspect; the query paper itself is never among them. ``nlp`` is
+    the pipeline that processed ``doc``, ``model`` names it (for caching a corpus index).
+    Return None when this plugin cannot answer for that pipeline; the first answer wins,
+    plugins registered later asked first (``scholarly-nlp analyze --similar``).
+    """
+

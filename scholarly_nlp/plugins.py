@@ -33,7 +33,7 @@ import pluggy
 
 from . import hookspecs
 from .component_spec import ComponentSpec
-from .errors import PluginError, UnknownNameError
+from .errors import PluginError, ScholarlyNLPError, UnknownNameError
 from .hookspecs import PROJECT_NAME
 
 ENTRY_POINT_GROUP = "scholarly_nlp"
@@ -232,6 +232,8 @@ class PluginRegistry:
             record.registered.setdefault("sniffers", []).append("sniff_format")
         if any(impl.plugin is plugin for impl in self.pm.hook.register_commands.get_hookimpls()):
             record.registered.setdefault("commands", []).append("register_commands")
+        if any(impl.plugin is plugin for impl in self.pm.hook.similar_papers.get_hookimpls()):
+            record.registered.setdefault("finders", []).append("similar_papers")
         return record
 
     def _skip(self, plugin: Any, record: PluginRecord, message: str, error: Optional[str] = None) -> None:
@@ -375,6 +377,17 @@ class PluginRegistry:
         self.failed_sniffers[plugin] = error
         self._fail(plugin, f"raised in sniff_format ({error}); its sniffer is not asked again in this run",
                    skipped=False)
+
+    def similar_papers(self, doc: Any, corpus: str, nlp: Any, model: str, k: int = 5) -> dict:
+        """Papers of ``corpus`` like ``doc``, per aspect, from the first ``similar_papers`` hook
+        that answers (plugins registered later first); what a hook raises propagates.
+        ScholarlyNLPError when none answers."""
+        for impl in reversed(self.pm.hook.similar_papers.get_hookimpls()):
+            result = _call_hookimpl(impl, doc=doc, corpus=corpus, nlp=nlp, model=model, k=k)
+            if result is not None:
+                return result
+        raise ScholarlyNLPError(f"no plugin finds papers similar to another with the pipeline {model}: the "
+                                "aspect embedder's does for a pipeline with an aspect_embedder (scholarly_core)")
 
     def add_commands(self, cli: Any) -> None:
         """Let every plugin add its sub-commands to the click group ``cli``."""

@@ -180,3 +180,19 @@ def test_display_formulas_and_their_references_are_shown_in_place(doc, record):
     assert len(formulas) == len(doc._.formulas) == 17
     assert all(text.strip() for _, text in formulas)
     assert {link for link in tree.links if link.startswith("eq-")} <= {fid for fid, _ in formulas}
+
+
+def test_the_similar_panel_shows_each_aspects_papers_with_their_explaining_sentences(doc, record):
+    with_similar = dict(record, similar={"method": [{
+        "rank": 1, "paper_id": "P16-1029", "title": "Sentiment <Domain> Adaptation", "distance": 1.3,
+        "aspect_scores": {"background": 0.34, "method": 0.39},
+        "explanation": {"query_sentence": "We conduct experiments.", "query_aspect": "method",
+                        "candidate_sentence": "Experimental results show it.", "candidate_aspect": "result",
+                        "similarity": 0.71}}], "result": []})
+    page = scholarly_nlp.render(doc, record=with_similar)
+    parsed(page)
+    panel = re.search(r'<section id="similar">.*?</section>', page).group(0)
+    assert "<h3>Method</h3>" in panel and "<h3>Result</h3>" not in panel
+    assert "Sentiment &lt;Domain&gt; Adaptation" in panel and "method 0.39" in panel
+    assert "We conduct experiments." in panel and "(cos 0.71)" in panel
+    assert '<a href="#similar">Similar papers</a>' in page

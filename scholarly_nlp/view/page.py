@@ -63,8 +63,8 @@ class _Page:
     def html(self) -> str:
         title = self.record.get("title") or self.doc._.paper_id or "Untitled paper"
         main = [self._front(title), self._abstract(), self._body(), self._figures(),
-                self._contribution_list(), self._citances(), self._footnotes(), self._back_matter(),
-                self._references()]
+                self._contribution_list(), self._citances(), self._similar(), self._footnotes(),
+                self._back_matter(), self._references()]
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                 f"<title>{escape(title)}</title><style>{CSS}</style></head>"
@@ -84,6 +84,7 @@ class _Page:
         for anchor, label, present in (("figures", "Figures and tables", self.doc._.figures),
                                        ("contributions", "Contributions", self.contributions),
                                        ("citances", "Citances", self.record.get("citances")),
+                                       ("similar", "Similar papers", self.record.get("similar")),
                                        ("references", "References", self.bibliography)):
             if present:
                 items.append((anchor, label, 1))
@@ -229,6 +230,30 @@ class _Page:
             refs = ", ".join(f"<a href=\"#ref-{escape(b)}\">{escape(b)}</a>" for b in citance.get("bib_ids") or [])
             items.append(f"<li>{badges}{escape(citance.get('text'))} {refs}</li>")
         return f"<section id=\"citances\"><h2>Citances</h2><ul>{''.join(items)}</ul></section>"
+
+    def _similar(self) -> str:
+        """The papers of a corpus most like this one, per aspect (``analyze --similar``)."""
+        panel = self.record.get("similar")
+        if not isinstance(panel, dict) or not panel:
+            return ""
+        out = []
+        for aspect, hits in panel.items():
+            items = []
+            for hit in hits or []:
+                scores = " ".join(f"<span class=\"badge\">{escape(name)} {float(value):.2f}</span>"
+                                  for name, value in (hit.get("aspect_scores") or {}).items())
+                match = hit.get("explanation") or {}
+                why = ""
+                if match.get("candidate_sentence"):
+                    similarity = match.get("similarity")
+                    cos = f" (cos {float(similarity):.2f})" if isinstance(similarity, (int, float)) else ""
+                    why = (f"<blockquote><p><em>this paper:</em> {escape(match.get('query_sentence'))}</p>"
+                           f"<p><em>that paper{escape(cos)}:</em> {escape(match.get('candidate_sentence'))}</p>"
+                           "</blockquote>")
+                items.append(f"<li><strong>{escape(hit.get('title') or hit.get('paper_id'))}</strong> "
+                             f"<small>{escape(hit.get('paper_id'))}</small><br>{scores}{why}</li>")
+            out.append(f"<h3>{escape(aspect.title())}</h3><ol>{''.join(items)}</ol>" if items else "")
+        return f"<section id=\"similar\"><h2>Similar papers</h2>{''.join(out)}</section>"
 
     def _footnotes(self) -> str:
         notes = self.doc._.footnotes

@@ -61,7 +61,7 @@ def similar_command(query: str, corpus: str, aspect: str, deprecated_aspect: Opt
     """
     aspect = _aspect_option(aspect, deprecated_aspect)
     nlp, model_name = _load_aspect_model(model)
-    index = _corpus_index(corpus, nlp, model_name, rebuild, index_in_corpus)
+    index = corpus_index(corpus, nlp, model_name, rebuild, index_in_corpus)
     hits = rank_similar(_query_doc(query, corpus, nlp), index, aspect=aspect, k=k)
     if as_json:
         for hit in hits:
@@ -124,7 +124,7 @@ def _is_abstracts_file(path: str) -> bool:
     return path.lower().endswith(".jsonl") and os.path.isfile(path)
 
 
-def _corpus_index(corpus: str, nlp, model_name: str, rebuild: bool, in_corpus: bool = False):
+def corpus_index(corpus: str, nlp, model_name: str, rebuild: bool, in_corpus: bool = False):
     """The corpus's saved index: reused when its fingerprint matches, else (re)built."""
     if _is_abstracts_file(corpus):
         files = [corpus]
