@@ -8,6 +8,7 @@ with ``page.split`` and ``page.edges`` set.
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from typing import Optional
 
@@ -260,7 +261,7 @@ def _side_by_side_region(lines: list[Line], x: float, width: float) -> Optional[
     anchors = sorted((l for l in lines if abs(l.x0 - x) <= 1.5 and _prose_wide(l, width)), key=lambda l: l.y0)
     if len(anchors) < 4:
         return None
-    size = max(statistics_median([l.size for l in anchors]), 1.0)
+    size = max(statistics.median(l.size for l in anchors), 1.0)
     # the longest run of anchors each at most three lines below the last
     runs: list[list[Line]] = [[anchors[0]]]
     for line in anchors[1:]:
@@ -287,12 +288,6 @@ def _side_by_side_region(lines: list[Line], x: float, width: float) -> Optional[
 def _prose_wide(line: Line, width: float) -> bool:
     """A line of running text across much of a page ``width`` wide (not a table cell)."""
     return len(line.text) >= 40 and line.x1 - line.x0 >= 0.35 * width
-
-
-def statistics_median(values: list[float]) -> float:
-    """The median of a non-empty list."""
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
 
 
 def _continue_full_width(lines: list[Line]) -> None:
