@@ -56,8 +56,6 @@ class _Page:
         self.contributions = [c for c in record.get("contributions") or [] if c.get("sentence") and any(
             p.start_char <= c["sentence"].get("start_char", -1) < c["sentence"].get("end_char", -1) <= p.end_char
             for p in spans)]
-        self.facets = {(c.get("start_char"), c.get("end_char")): c.get("facets") or []
-                       for c in record.get("citances") or []}
 
     # -- the page ------------------------------------------------------------------------
     def html(self) -> str:

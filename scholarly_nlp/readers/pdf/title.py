@@ -136,7 +136,7 @@ def _title_block(page: Page, stats: Stats, cover: bool = False) -> Optional[tupl
 
 
 def _centred(block: VBlock, page: Page) -> bool:
-    """Whether a block sits centred on the page, clear of its left margin (within a line
-    height's balance between the two margins)."""
+    """Whether a block sits centred on the page, clear of its left margin (its two margins
+    within two line heights of each other)."""
     left, right = block.bbox[0], page.width - block.bbox[2]
     return abs(left - right) <= 2 * max(block.size, 1.0) and left > 0.12 * page.width
