@@ -25,6 +25,7 @@ from .plugins import get_registry, package_root
 from .readers.dispatch import expand_inputs
 from .resume import Manifest, input_digest
 from .view import render, render_index
+from .view.page import relative_link
 
 OUTPUT_FORMATS = ("json", "docbin")
 OUTPUT_SUFFIXES = {"json": ".json", "docbin": ".spacy"}
@@ -296,6 +297,8 @@ def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_
     if todo:
         if nlp is None:
             nlp = load(pipeline, gpu_id=gpu_id)
+        # what keys the --similar corpus index: the pipeline's folder
+        model_name = str((folder or pipeline_path(pipeline) or Path(pipeline)).resolve())
         for result in read_many(todo, nlp, run_pipeline=True, workers=n_process,
                                 reader_options=_reader_options(out, names, images)):
             if not result.ok:
@@ -304,8 +307,7 @@ def analyze(paths: tuple[str, ...], out_dir: str, pipeline: str, gpu_id: int, n_
             try:
                 record = analysis_record(result.doc, nlp)
                 if similar_corpus is not None:
-                    model = str((folder or pipeline_path(pipeline) or Path(pipeline)).resolve())
-                    record["similar"] = get_registry().similar_papers(result.doc, similar_corpus, nlp, model, similar_k)
+                    record["similar"] = get_registry().similar_papers(result.doc, similar_corpus, nlp, model_name, similar_k)
                 texts = {suffix: strict_json(record) if suffix == ANALYSIS_SUFFIX else render(result.doc, record=record,
                                                                                               image_base=out)
                          for suffix in suffixes}
@@ -333,13 +335,7 @@ def _write_outputs(out: Path, stem: str, texts: dict[str, str]) -> None:
 def _index_row(doc, record: dict, page: str, out: Path) -> dict:
     """One paper's row of ``index.html``: its page, title, counts and central figure's image."""
     central = next((f for f in doc._.figures if f.id == record.get("central_figure")), None)
-    thumbnail = None
-    if central is not None and central.image_path:
-        path = Path(central.image_path)
-        try:
-            thumbnail = path.resolve().relative_to(out.resolve()).as_posix()
-        except ValueError:
-            thumbnail = path.as_posix()
+    thumbnail = relative_link(central.image_path, out) if central is not None and central.image_path else None
     return {"page": page, "title": record.get("title"), "paper_id": record.get("paper_id"),
             "counts": record.get("counts") or {}, "thumbnail": thumbnail}
 

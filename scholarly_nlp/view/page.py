@@ -193,14 +193,9 @@ class _Page:
     def _image(self, figure) -> str:
         if not figure.image_path:
             return ""
-        path = Path(figure.image_path)
-        if self.image_base is not None:
-            try:
-                path = path.resolve().relative_to(self.image_base.resolve())
-            except ValueError:
-                pass
         alt = figure.caption_text or f"{figure.kind} {figure.label}"
-        return f"<img src=\"{escape(path.as_posix())}\" alt=\"{escape(alt)}\" loading=\"lazy\">"
+        src = relative_link(figure.image_path, self.image_base)
+        return f"<img src=\"{escape(src)}\" alt=\"{escape(alt)}\" loading=\"lazy\">"
 
     def _contribution_list(self) -> str:
         if not self.contributions:
@@ -274,6 +269,18 @@ class _Page:
         items = "".join(f"<li id=\"ref-{escape(bib_id)}\">{escape(_entry_text(entry))}</li>"
                         for bib_id, entry in self.bibliography.items())
         return f"<section id=\"references\"><h2>References</h2><ol class=\"refs\">{items}</ol></section>"
+
+
+def relative_link(path: str, base: Optional[Path]) -> str:
+    """``path`` as a link from a page in the folder ``base``: relative when it lies below
+    ``base``, else as given."""
+    target = Path(path)
+    if base is not None:
+        try:
+            return target.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            pass
+    return target.as_posix()
 
 
 def _inside(spans: Iterable[Span], outer: Span) -> list[Span]:
