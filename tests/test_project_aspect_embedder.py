@@ -96,6 +96,31 @@ def test_evaluate_bad_input_is_one_line(tmp_path, mini_csfcube, tiny_pipeline):
     assert "no trained pipeline" in no_model.stderr
 
 
+def test_evaluate_roles_interface_scores_a_csabstruct_format_file(tmp_path, mini_csfcube, tiny_pipeline):
+    """weasel run evaluate-roles . --vars.csabstruct_file FILE --vars.output_dir DIR: top-level
+    accuracy and macro-F1 in metrics/roles.json over exactly that file's sentences, whose
+    predictions land in the output folder; the CSFCube agreement is kept."""
+    project_dir = tmp_path / "project"
+    project_dir.mkdir()
+    shutil.copy(PROJECT / "project.yml", project_dir / "project.yml")
+    shutil.copytree(SCRIPTS, project_dir / "scripts")
+    lines = shared("csabstruct", "dev.jsonl").read_text(encoding="utf-8").splitlines()[:3]
+    held_back = tmp_path / "test.jsonl"
+    held_back.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    n_sentences = sum(len(json.loads(line)["sentences"]) for line in lines)
+    proc = run([sys.executable, "-m", "weasel", "run", "evaluate-roles", str(project_dir),
+                "--vars.model", str(tiny_pipeline), "--vars.csabstruct_file", str(held_back),
+                "--vars.output_dir", str(tmp_path / "out"), "--vars.csfcube_dir", str(mini_csfcube)], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    metrics = json.loads((project_dir / "metrics" / "roles.json").read_text())
+    rows = [json.loads(line) for line in (tmp_path / "out" / "roles_predictions.jsonl").read_text().splitlines()]
+    assert metrics["n_sentences"] == len(rows) == n_sentences
+    assert metrics["csabstruct_file"] == str(held_back)
+    assert metrics["accuracy"] == pytest.approx(sum(r["gold"] == r["predicted"] for r in rows) / len(rows))
+    assert 0.0 <= metrics["macro_f1"] <= 1.0 and metrics["macro_f1"] == metrics["csabstruct_dev"]["macro_f1"]
+    assert metrics["csfcube_agreement"]["docs"] > 0
+
+
 @pytest.mark.slow
 def test_smoke_workflow_and_similar_with_its_model(tmp_path):
     project = tmp_path / "aspect_embedder"

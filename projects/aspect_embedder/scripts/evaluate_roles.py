@@ -1,17 +1,22 @@
-"""Evaluate a trained sentence role tagger: CSAbstruct dev, and agreement with CSFCube's shipped roles.
+"""Evaluate a trained sentence role tagger on a CSAbstruct-format file, and its agreement with CSFCube's shipped roles.
 
 Usage::
 
     python scripts/evaluate_roles.py scholarly_core [--output] metrics/roles.json \
-        [--csabstruct-dev ../../../shared/data/csabstruct/dev.jsonl] \
-        [--csfcube ../../../shared/data/csfcube/abstracts-csfcube-preds.jsonl] [--limit N]
+        [--csabstruct-file ../../../shared/data/csabstruct/dev.jsonl] \
+        [--csfcube ../../../shared/data/csfcube/abstracts-csfcube-preds.jsonl] \
+        [--predictions output/roles_predictions.jsonl] [--limit N]
 
-* ``csabstruct_dev``: accuracy, macro-F1, Cohen's kappa and per-label P/R/F1 of the tagger
-  against CSAbstruct's gold dev labels;
+* ``accuracy``, ``macro_f1``, ``kappa`` (top level): the tagger against the gold labels of the
+  CSAbstruct-format file (``--csabstruct-file``, default CSAbstruct dev; ``--csabstruct-dev``
+  is its older name), the held-back measurement interface;
+* ``csabstruct_dev``: the same with per-label P/R/F1, the confusion matrix and speed;
 * ``csfcube_agreement``: the same measures of the tagger against CSFCube's shipped
   ``pred_labels`` (themselves a model's predictions, so this is agreement, not accuracy),
   with the tagger run with ``overwrite = true`` so that it predicts instead of keeping them;
-* confusion matrices (rows: reference, columns: tagger) and documents per second.
+* confusion matrices (rows: reference, columns: tagger) and documents per second;
+* ``--predictions``: one JSON line per sentence of the CSAbstruct-format file (paper id,
+  sentence index, text, gold role, predicted role).
 
 The model is an installed pipeline package (``scholarly_core``, the shipped one) or a pipeline
 folder (``training/roles/model-best``); only its ``transformer`` and ``sentence_role_tagger``
@@ -44,8 +49,9 @@ def confusion(reference: Sequence[str], predicted: Sequence[str], labels: Sequen
     return table
 
 
-def tag_records(nlp, records, batch_size: int = 32) -> tuple[List[str], List[str], float]:
-    """(reference roles, tagger roles, seconds) over the labelled records, sentence by sentence.
+def tag_records(nlp, records, batch_size: int = 32) -> tuple[List[dict], float]:
+    """(one row per labelled sentence, seconds): each row holds the paper id, the sentence's
+    index and text, its ``gold`` role and the tagger's ``predicted`` one.
 
     The tagger is run with ``overwrite`` on, so it replaces any roles the Docs arrive with.
     """
@@ -54,8 +60,7 @@ def tag_records(nlp, records, batch_size: int = 32) -> tuple[List[str], List[str
 
     tagger = nlp.get_pipe(COMPONENT)
     tagger.cfg["overwrite"] = True
-    reference: List[str] = []
-    predicted: List[str] = []
+    rows: List[dict] = []
     docs, golds = [], []
     for record in records:
         if record.roles is None:
@@ -67,19 +72,22 @@ def tag_records(nlp, records, batch_size: int = 32) -> tuple[List[str], List[str
             golds.append(gold)
     start = time.perf_counter()
     for doc, gold in zip(nlp.pipe(docs, batch_size=batch_size), golds):
-        roles = [s.label_ for s in sorted(doc.spans.get(ROLE_GROUP, []), key=lambda s: s.start)]
-        if len(roles) != len(gold):
-            raise ValueError(f"paper {doc._.paper_id}: {len(roles)} predicted roles for {len(gold)} sentences")
-        reference.extend(gold)
-        predicted.extend(roles)
-    return reference, predicted, time.perf_counter() - start
+        spans = sorted(doc.spans.get(ROLE_GROUP, []), key=lambda s: s.start)
+        if len(spans) != len(gold):
+            raise ValueError(f"paper {doc._.paper_id}: {len(spans)} predicted roles for {len(gold)} sentences")
+        rows.extend({"paper_id": doc._.paper_id, "sentence": i, "text": span.text, "gold": g, "predicted": span.label_}
+                    for i, (span, g) in enumerate(zip(spans, gold)))
+    return rows, time.perf_counter() - start
 
 
-def report(reference: Sequence[str], predicted: Sequence[str], n_docs: int, seconds: float) -> Dict[str, Any]:
-    """Metrics (see :func:`role_metrics`), confusion matrix, document count and speed."""
+def report(rows: Sequence[dict], n_docs: int, seconds: float) -> Dict[str, Any]:
+    """Metrics (see :func:`role_metrics`) of the rows of :func:`tag_records`, confusion matrix,
+    document count and speed."""
     from scholarly_facet_classifier.role_tagger import role_metrics
     from scholarly_nlp import ROLES
 
+    reference = [r["gold"] for r in rows]
+    predicted = [r["predicted"] for r in rows]
     metrics = role_metrics(reference, predicted, ROLES)
     metrics["confusion"] = confusion(reference, predicted, ROLES)
     metrics["docs"] = n_docs
@@ -89,11 +97,12 @@ def report(reference: Sequence[str], predicted: Sequence[str], n_docs: int, seco
 
 
 def evaluate(model: str, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: Optional[Path] = DEFAULT_CSFCUBE,
-             limit: int = 0, batch_size: int = 32) -> Dict[str, Any]:
+             limit: int = 0, batch_size: int = 32, predictions: Optional[Path] = None) -> Dict[str, Any]:
     """The evaluation report of the pipeline ``model`` (a dict; see the module docstring).
 
     ``model`` is an installed pipeline package's name or a pipeline folder; a name that is
-    neither raises :class:`scholarly_nlp.UnknownPipelineError`.
+    neither raises :class:`scholarly_nlp.UnknownPipelineError`. With ``predictions``, the
+    per-sentence rows of the CSAbstruct-format file are written there as JSON lines.
     """
     import scholarly_nlp
     from scholarly_nlp.readers import read_csabstruct, read_csfcube_abstracts
@@ -103,14 +112,20 @@ def evaluate(model: str, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: 
     if csabstruct_dev is not None:
         records = read_csabstruct(csabstruct_dev)
         records = records[:limit] if limit > 0 else records
-        ref, pred, seconds = tag_records(nlp, records, batch_size)
-        out["csabstruct_dev"] = report(ref, pred, len(records), seconds)
+        rows, seconds = tag_records(nlp, records, batch_size)
+        out["csabstruct_dev"] = report(rows, len(records), seconds)
         out["csabstruct_dev"]["source"] = str(csabstruct_dev)
+        for key in ("accuracy", "macro_f1", "kappa"):
+            out[key] = out["csabstruct_dev"][key]
+        out["csabstruct_file"] = str(csabstruct_dev)
+        out["n_sentences"] = len(rows)
+        if predictions is not None:
+            scholarly_nlp.write_atomic(Path(predictions), "".join(json.dumps(r) + "\n" for r in rows))
     if csfcube is not None:
         records = read_csfcube_abstracts(csfcube)
         records = records[:limit] if limit > 0 else records
-        ref, pred, seconds = tag_records(nlp, records, batch_size)
-        out["csfcube_agreement"] = report(ref, pred, sum(r.roles is not None for r in records), seconds)
+        rows, seconds = tag_records(nlp, records, batch_size)
+        out["csfcube_agreement"] = report(rows, sum(r.roles is not None for r in records), seconds)
         out["csfcube_agreement"]["source"] = str(csfcube)
         out["csfcube_agreement"]["note"] = "reference = CSFCube's shipped pred_labels (a model's output)"
     return out
@@ -123,7 +138,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                       "(e.g. training/roles/model-best)")
     parser.add_argument("output", type=Path, nargs="?", help="the JSON report to write (or --output)")
     parser.add_argument("--output", dest="output_opt", type=Path, default=None, help="the JSON report to write")
-    parser.add_argument("--csabstruct-dev", type=Path, default=DEFAULT_DEV)
+    parser.add_argument("--csabstruct-file", "--csabstruct-dev", dest="csabstruct_file", type=Path, default=DEFAULT_DEV,
+                        help="the CSAbstruct-format JSON-lines file to score (default: CSAbstruct dev)")
+    parser.add_argument("--predictions", type=Path, default=None,
+                        help="write one JSON line per sentence of that file (gold and predicted role) here")
     parser.add_argument("--csfcube", type=Path, default=DEFAULT_CSFCUBE)
     parser.add_argument("--no-csfcube", action="store_true", help="skip the CSFCube agreement")
     parser.add_argument("--limit", type=int, default=0, help="only the first N abstracts of each file (0: all)")
@@ -135,8 +153,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     import scholarly_nlp
 
     try:
-        result = evaluate(args.model, args.csabstruct_dev, None if args.no_csfcube else args.csfcube, args.limit,
-                          args.batch_size)
+        result = evaluate(args.model, args.csabstruct_file, None if args.no_csfcube else args.csfcube, args.limit,
+                          args.batch_size, args.predictions)
     except scholarly_nlp.ScholarlyNLPError as exc:
         raise SystemExit(f"error: {exc}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
