@@ -21,6 +21,7 @@ from thinc.api import Adam
 import scholarly_nlp
 from scholarly_nlp.retrieval import SentenceIndex
 from scholarly_nlp.ml.backbones import make_tiny_backbone
+from scholarly_nlp.ml.head_rate_shim import is_new_weight
 from scholarly_nlp.readers.clscisumm import reference_folder_doc
 from scholarly_citance_linker.candidates import fuse, gold_indices, select, sentence_sids
 
@@ -225,3 +226,38 @@ def test_listwise_loss_values_and_gradient():
     assert grad[4] < 0 and grad[5] > 0  # the gold item is pushed up, the other down
     with pytest.raises(ValueError, match="temperature"):
         listwise_softmax_loss([0.0], [(0, 1, [0])], temperature=0.0)
+
+
+def test_new_weight_names_match_through_wrappers():
+    assert is_new_weight("classifier.weight", ["classifier.weight", "classifier.bias"])
+    assert is_new_weight("base_model.model.classifier.modules_to_save.default.weight", ["classifier.weight"])
+    assert not is_new_weight("bert.encoder.layer.0.attention.self.query.weight", ["classifier.weight"])
+    assert not is_new_weight("bert.pooler.dense.weight", ["classifier.weight"])
+
+
+def test_a_new_head_steps_at_the_scaled_rate_and_the_encoder_at_the_optimisers(tiny_backbone, reference_docs):
+    """One plain SGD step from the same weights: the head's change is head_lr_scale times the
+    unscaled model's, every encoder weight changes exactly as without the scale."""
+    from thinc.api import SGD
+
+    deltas = {}
+    for scale in (1.0, 10.0):
+        model = {"@architectures": "scholarly_nlp.CrossEncoder.v1", "name": str(tiny_backbone), "max_length": 64,
+                 "head_lr_scale": scale}
+        nlp = linker_nlp(tiny_backbone, reference_docs[:1], model=model, max_citances_per_doc=2, max_negatives=3)
+        pipe = nlp.get_pipe("citance_linker")
+        module = pipe.model.shims[0]._model
+        before = {name: p.detach().clone() for name, p in module.named_parameters()}
+        pipe._rng = numpy.random.default_rng(0)
+        nlp.update([Example(reference_docs[0].copy(), reference_docs[0])], sgd=SGD(0.1))
+        deltas[scale] = {name: (p.detach() - before[name]) for name, p in module.named_parameters()}
+    head = [name for name in deltas[1.0] if name.startswith("classifier.")]
+    assert head and all(deltas[1.0][name].abs().sum() > 0 for name in head)
+    for name in deltas[1.0]:
+        factor = 10.0 if name in head else 1.0
+        assert torch.allclose(deltas[10.0][name], factor * deltas[1.0][name], rtol=1e-4, atol=1e-7), name
+
+
+def test_head_lr_scale_must_be_positive():
+    with pytest.raises(ValueError, match="head_lr_scale"):
+        scholarly_nlp.ml.CrossEncoder(head_lr_scale=0)

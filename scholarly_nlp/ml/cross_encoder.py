@@ -9,7 +9,8 @@ The backbone is loaded when the model is initialised (``nlp.initialize()``) or, 
 saved pipeline, from the folder the owning component wrote with :func:`save_cross_encoder`.
 With ``lora_rank`` > 0 the encoder trains LoRA adapters and the one-output head only, and
 the folder holds just those and a reference to the backbone (:mod:`.adapters`); a fully
-fine-tuned encoder is written whole.
+fine-tuned encoder is written whole. A head the checkpoint lacks trains at ``head_lr_scale``
+times the optimiser's rate (:mod:`.head_rate_shim`: at the encoder's rate it does not learn).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from spacy.util import registry
-from thinc.api import ArgsKwargs, Model, PyTorchShim
+from thinc.api import ArgsKwargs, Model
 from thinc.types import Floats1d
 
 from .adapters import add_lora, is_adapted, load_encoder, load_pretrained, save_encoder
 from .backbones import resolve_backbone
+from .head_rate_shim import NewWeightRateShim
 
 Pair = tuple[str, str]
 _TOKENIZER = "tokenizer"  # attr holding the HF tokenizer; not serialisable, so thinc skips it
@@ -30,18 +32,22 @@ _TOKENIZER = "tokenizer"  # attr holding the HF tokenizer; not serialisable, so 
 
 @registry.architectures("scholarly_nlp.CrossEncoder.v1")
 def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_precision: bool = False,
-                 lora_rank: int = 0, lora_alpha: float = 0.0) -> Model[list, Floats1d]:
+                 lora_rank: int = 0, lora_alpha: float = 0.0, head_lr_scale: float = 1.0) -> Model[list, Floats1d]:
     """A cross-encoder over text pairs; ``name`` is a Hugging Face name or path (default MiniLM).
 
     ``lora_rank`` > 0 fine-tunes LoRA adapters of that rank (``lora_alpha``, default twice the
     rank) and the head instead of every weight, so the trained model saves in about a megabyte.
+    ``head_lr_scale``: the learning rate of a new head (one the checkpoint lacks) is this many
+    times the optimiser's; 1 trains it like the encoder.
     """
+    if head_lr_scale <= 0:
+        raise ValueError(f"CrossEncoder: head_lr_scale must be > 0, got {head_lr_scale!r}")
     return Model(
         "scholarly_nlp.cross_encoder",
         _forward,
         init=_init,
         attrs={"name": name, "max_length": max_length, "mixed_precision": mixed_precision,
-               "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha)},
+               "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha), "head_lr_scale": float(head_lr_scale)},
     )
 
 
@@ -90,7 +96,8 @@ def load_cross_encoder(model: Model, path: str) -> None:
         tokenizer = AutoTokenizer.from_pretrained(loaded.source)
     finally:
         transformers.logging.set_verbosity(verbosity)
-    shim = PyTorchShim(loaded.module, mixed_precision=model.attrs.get("mixed_precision", False))
+    shim = NewWeightRateShim(loaded.module, new_keys=loaded.missing, lr_scale=model.attrs.get("head_lr_scale", 1.0),
+                             mixed_precision=model.attrs.get("mixed_precision", False))
     model.shims[:] = [shim]
     model.attrs[_TOKENIZER] = tokenizer
     # A new head is not the backbone's: such a model can never be saved as a reference only.
