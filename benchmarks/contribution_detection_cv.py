@@ -50,6 +50,7 @@ from _common import DEFAULT_DATA_ROOT, RESULTS_DIR, ensure_repo_on_path, machine
 ensure_repo_on_path()
 
 import numpy  # noqa: E402
+from scholarly_contribution_detector.baselines import fit_predict  # noqa: E402
 
 THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 #: learned system -> (context features?, trained and applied on introduction sentences only?)
@@ -63,73 +64,6 @@ SYSTEMS = (*LEARNED, "rule_intro_we")
 
 def _keep(rows, intro_only: bool):
     return [r for r in rows if r.in_introduction] if intro_only else rows
-
-
-# --------------------------------------------------------------------------- features
-
-
-class Featurizer:
-    """Fits the vectorisers on training rows and turns rows into a sparse matrix."""
-
-    def __init__(self, context: bool):
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        self.context = context
-        self.text = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True, lowercase=True)
-        self.section = TfidfVectorizer(min_df=2, lowercase=True)
-
-    def _dense(self, rows) -> numpy.ndarray:
-        from scholarly_contribution_detector.data import CUE_PATTERNS, SECTION_KINDS
-
-        kinds = [k for k, _ in SECTION_KINDS] + ["other"]
-        cues = list(CUE_PATTERNS)
-        out = numpy.zeros((len(rows), len(kinds) + 10 + 3 + 3 * len(cues)), dtype=numpy.float32)
-        for r, row in enumerate(rows):
-            col = 0
-            out[r, kinds.index(row.section_kind)] = 1.0
-            col += len(kinds)
-            out[r, col + min(9, int(row.rel_position * 10))] = 1.0
-            col += 10
-            out[r, col] = row.rel_position_in_section
-            out[r, col + 1] = float(row.is_heading)
-            out[r, col + 2] = float(row.in_introduction)
-            col += 3
-            for j, name in enumerate(cues):
-                out[r, col + j] = row.cues[name]
-                out[r, col + len(cues) + j] = row.prev_cues[name]
-                out[r, col + 2 * len(cues) + j] = row.cues[name] * float(row.in_introduction)
-        return out
-
-    def fit_transform(self, rows):
-        """Fit on ``rows`` and return their feature matrix."""
-        from scipy.sparse import csr_matrix, hstack
-
-        text = self.text.fit_transform([r.sentence for r in rows])
-        if not self.context:
-            return text
-        section = self.section.fit_transform([r.section for r in rows])
-        return hstack([text, section, csr_matrix(self._dense(rows))]).tocsr()
-
-    def transform(self, rows):
-        """The feature matrix of ``rows`` with the fitted vectorisers."""
-        from scipy.sparse import csr_matrix, hstack
-
-        text = self.text.transform([r.sentence for r in rows])
-        if not self.context:
-            return text
-        section = self.section.transform([r.section for r in rows])
-        return hstack([text, section, csr_matrix(self._dense(rows))]).tocsr()
-
-
-def fit_predict(train_rows, test_rows, context: bool) -> numpy.ndarray:
-    """Probabilities of the positive class for ``test_rows`` from a model fitted on ``train_rows``."""
-    from sklearn.linear_model import LogisticRegression
-
-    featurizer = Featurizer(context)
-    x_train = featurizer.fit_transform(train_rows)
-    model = LogisticRegression(C=1.0, solver="liblinear", class_weight="balanced", max_iter=1000)
-    model.fit(x_train, numpy.array([r.label for r in train_rows]))
-    return model.predict_proba(featurizer.transform(test_rows))[:, 1]
 
 
 def f1_at(labels: numpy.ndarray, scores: numpy.ndarray, threshold: float) -> float:

@@ -205,13 +205,13 @@ class ContributionDetector(TrainingState, TrainablePipe):
         grad = weights * (probs - y) / numpy.maximum(clipped * (1 - clipped), 1e-7) / n
         return loss, self.model.ops.asarray2f(grad.reshape(-1, 1).astype("float32"))
 
-    def score(self, examples: Iterable[Example], **kwargs: Any) -> dict[str, Any]:
-        """Precision, recall and F1 of the positive class over the gold sentences of the
-        examples' reference Docs.
+    def count_outcomes(self, examples: Iterable[Example]) -> Optional[dict[str, int]]:
+        """``{"tp", "fp", "fn"}`` of the positive class over the gold sentences of the
+        examples' reference Docs (None when there is no gold): the counts :meth:`score` rests on.
 
         A gold sentence is predicted positive when its (start, end) is among the predicted
         Doc's ``contribution_sentence_offsets``; when the predicted Doc was not annotated,
-        the reference Doc's gold sentences are scored here. None when there is no gold.
+        the reference Doc's gold sentences are scored here.
         """
         tp = fp = fn = 0
         seen = False
@@ -233,8 +233,16 @@ class ContributionDetector(TrainingState, TrainablePipe):
             tp += len(predicted & positives)
             fp += len(predicted - positives)
             fn += len(positives - predicted)
-        if not seen:
+        return {"tp": tp, "fp": fp, "fn": fn} if seen else None
+
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> dict[str, Any]:
+        """Precision, recall and F1 of the positive class over the gold sentences of the
+        examples' reference Docs, from :meth:`count_outcomes`. None when there is no gold.
+        """
+        counts = self.count_outcomes(examples)
+        if counts is None:
             return {"contribution_p": None, "contribution_r": None, "contribution_f1": None}
+        tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
         precision = tp / (tp + fp) if tp + fp else 0.0
         recall = tp / (tp + fn) if tp + fn else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
