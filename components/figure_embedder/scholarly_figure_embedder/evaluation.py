@@ -41,12 +41,14 @@ from scholarly_nlp.metrics import mean_precision_at_k, paired_bootstrap, precisi
 from .baselines import TfidfSimilarity
 from .recommend import Candidate, collect_candidates, rerank
 from .relations import KINDS, RelationTable
+from .scoring import roc_auc
 
 K_VALUES = (3, 5)
 WEIGHT_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
-__all__ = ["PairSet", "accuracy", "build_pair_sets", "evaluate_embedder", "figure_pool", "pair_classification",
-           "recommendation", "tune_threshold"]
+__all__ = ["PairSet", "accuracy", "build_pair_sets", "compare_on_pairs", "embedder_pool", "evaluate_embedder",
+           "figure_pool", "pair_auc", "pair_classification", "pool_counts", "recommendation", "tune_threshold"]
+METHODS = ("embedding", "tfidf")
 
 
 @dataclass
@@ -65,6 +67,13 @@ def figure_pool(docs: Sequence[Doc], vectors: Optional[Sequence[dict]] = None, i
                 window: int = 1, max_mentions: int = 3) -> list[Candidate]:
     """Every candidate figure of ``docs`` with its text and embedding (``vectors`` per doc, or the docs')."""
     return collect_candidates(docs, include_tables, window, max_mentions, vectors=vectors)
+
+
+def embedder_pool(embedder: Any, docs: Sequence[Doc]) -> list[Candidate]:
+    """:func:`figure_pool` of ``docs`` with a ``figure_embedder`` pipe's embeddings and text options."""
+    cfg = embedder.cfg
+    return figure_pool(docs, embedder.predict(docs), include_tables=cfg["include_tables"], window=cfg["window"],
+                       max_mentions=cfg["max_mentions"])
 
 
 # --------------------------------------------------------------------------- pair sets
@@ -158,6 +167,12 @@ def accuracy(scores: numpy.ndarray, labels: numpy.ndarray, threshold: float) -> 
     return float(numpy.mean((numpy.asarray(scores) > threshold).astype(int) == numpy.asarray(labels)))
 
 
+def pair_auc(scores: numpy.ndarray, labels: numpy.ndarray) -> Optional[float]:
+    """Threshold-free ROC AUC of ``scores`` for the pair ``labels`` (None unless both classes occur)."""
+    scores, labels = numpy.asarray(scores), numpy.asarray(labels)
+    return roc_auc(scores[labels == 1], scores[labels == 0])
+
+
 def _method_report(dev_scores, dev_labels, test_scores, test_labels) -> tuple[dict[str, Any], Optional[numpy.ndarray]]:
     """(threshold, test and dev accuracy; per-test-pair correctness or None when it cannot be tuned)."""
     threshold = tune_threshold(dev_scores, dev_labels)
@@ -179,6 +194,25 @@ def _significance(a: Optional[numpy.ndarray], b: Optional[numpy.ndarray], seed: 
     return paired_bootstrap(a, b, n_resamples=2000, seed=seed)
 
 
+def pair_scores(pool: Sequence[Candidate], pairs: PairSet) -> dict[str, numpy.ndarray]:
+    """Per method of :data:`METHODS`, the similarity of each pair of ``pairs``."""
+    return {"embedding": embedding_pair_scores(pool, pairs), "tfidf": tfidf_pair_scores(pool, pairs)}
+
+
+def compare_on_pairs(dev_pool: Sequence[Candidate], dev: PairSet, test_pool: Sequence[Candidate], test: PairSet,
+                     seed: int = 0) -> tuple[dict[str, Any], dict[str, numpy.ndarray]]:
+    """One pair set's report (each method's threshold tuned on ``dev``, accuracy on ``test``; the
+    paired bootstrap ``embedding_vs_tfidf``) and each method's scores of the ``test`` pairs."""
+    dev_scores, test_scores = pair_scores(dev_pool, dev), pair_scores(test_pool, test)
+    report: dict[str, Any] = {"n_dev_pairs": len(dev), "n_test_pairs": len(test)}
+    correct = {}
+    for method in METHODS:
+        report[method], correct[method] = _method_report(dev_scores[method], dev.labels, test_scores[method],
+                                                         test.labels)
+    report["embedding_vs_tfidf"] = _significance(correct["embedding"], correct["tfidf"], seed)
+    return report, test_scores
+
+
 def pair_classification(dev_pool: Sequence[Candidate], test_pool: Sequence[Candidate], relations: RelationTable,
                         related_kinds: Optional[Sequence[str]] = None, max_pairs: int = 2000, seed: int = 0
                         ) -> dict[str, dict[str, Any]]:
@@ -188,16 +222,8 @@ def pair_classification(dev_pool: Sequence[Candidate], test_pool: Sequence[Candi
     """
     dev_sets = build_pair_sets(dev_pool, relations, related_kinds, max_pairs, seed)
     test_sets = build_pair_sets(test_pool, relations, related_kinds, max_pairs, seed + 1)
-    report = {}
-    for name in dev_sets:
-        dev, test = dev_sets[name], test_sets[name]
-        embedding, embedding_correct = _method_report(embedding_pair_scores(dev_pool, dev), dev.labels,
-                                                      embedding_pair_scores(test_pool, test), test.labels)
-        tfidf, tfidf_correct = _method_report(tfidf_pair_scores(dev_pool, dev), dev.labels,
-                                              tfidf_pair_scores(test_pool, test), test.labels)
-        report[name] = {"n_dev_pairs": len(dev), "n_test_pairs": len(test), "embedding": embedding, "tfidf": tfidf,
-                        "embedding_vs_tfidf": _significance(embedding_correct, tfidf_correct, seed)}
-    return report
+    return {name: compare_on_pairs(dev_pool, dev_sets[name], test_pool, test_sets[name], seed)[0]
+            for name in dev_sets}
 
 
 # --------------------------------------------------------------------------- recommendation
@@ -300,12 +326,10 @@ def evaluate_embedder(embedder: Any, dev_docs: Sequence[Doc], test_docs: Sequenc
     """The full report for a ``figure_embedder`` pipe: data counts, pair classification, recommendation."""
     relations = relations if relations is not None else embedder.relations
     cfg = embedder.cfg
-    options = {"include_tables": cfg["include_tables"], "window": cfg["window"], "max_mentions": cfg["max_mentions"]}
-    dev_pool = figure_pool(dev_docs, embedder.predict(dev_docs), **options)
-    test_pool = figure_pool(test_docs, embedder.predict(test_docs), **options)
+    dev_pool, test_pool = embedder_pool(embedder, dev_docs), embedder_pool(embedder, test_docs)
     kinds = list(KINDS)
     return {
-        "data": {name: _pool_counts(docs, pool, relations) for name, docs, pool in
+        "data": {name: pool_counts(docs, pool, relations) for name, docs, pool in
                  (("dev", dev_docs, dev_pool), ("test", test_docs, test_pool))},
         "pairs": pair_classification(dev_pool, test_pool, relations, kinds, max_pairs, seed),
         "recommendation": {
@@ -316,7 +340,8 @@ def evaluate_embedder(embedder: Any, dev_docs: Sequence[Doc], test_docs: Sequenc
     }
 
 
-def _pool_counts(docs: Sequence[Doc], pool: Sequence[Candidate], relations: RelationTable) -> dict[str, int]:
+def pool_counts(docs: Sequence[Doc], pool: Sequence[Candidate], relations: RelationTable) -> dict[str, int]:
+    """Papers, figures (in the pool), figures with a rendered image, and relations between the papers."""
     papers = {d._.paper_id for d in docs}
     keys = {(c.paper_id, c.fig_id) for c in pool}
     images = sum(1 for d in docs for f in d._.figures if f.image_path and (d._.paper_id, f.id) in keys)

@@ -14,11 +14,12 @@ PathLike = Union[str, Path]
 
 
 def read_papers(inputs: Iterable[PathLike], nlp: Optional[Language] = None,
-                image_dir: Optional[PathLike] = None) -> Iterator[DocResult]:
+                image_dir: Optional[PathLike] = None, format: Optional[str] = None) -> Iterator[DocResult]:
     """Read files, folders or globs lazily; PDFs write their figure crops to ``image_dir``.
 
-    Only the PDF reader renders figures, so ``image_dir`` goes to PDFs alone. A file that
-    cannot be read becomes a failed DocResult and the batch goes on.
+    Only the PDF reader renders figures, so ``image_dir`` goes to PDFs alone. ``format``
+    (a reader name: "pdf", "tei") reads every file with that reader instead of the sniffed
+    one. A file that cannot be read becomes a failed DocResult and the batch goes on.
     """
     options = {"pdf": {"image_dir": str(image_dir)}} if image_dir is not None else None
-    return scholarly_nlp.read_many(inputs, nlp, reader_options=options)
+    return scholarly_nlp.read_many(inputs, nlp, format, reader_options=options)

@@ -15,7 +15,8 @@ import numpy
 from .relations import RelationTable
 
 
-def _auc(positive: numpy.ndarray, negative: numpy.ndarray) -> Optional[float]:
+def roc_auc(positive: numpy.ndarray, negative: numpy.ndarray) -> Optional[float]:
+    """ROC AUC of scores of positive items against scores of negative ones (None when either is empty)."""
     if not len(positive) or not len(negative):
         return None
     from sklearn.metrics import roc_auc_score
@@ -41,6 +42,6 @@ def embedding_aucs(matrix: numpy.ndarray, paper_ids: Sequence[str], relations: R
     ], dtype=bool)
     scores = similarities[upper]
     return {
-        "figure_same_auc": _auc(scores[same], scores[~same]),
-        "figure_citing_auc": _auc(scores[related], scores[~same & ~related]),
+        "figure_same_auc": roc_auc(scores[same], scores[~same]),
+        "figure_citing_auc": roc_auc(scores[related], scores[~same & ~related]),
     }

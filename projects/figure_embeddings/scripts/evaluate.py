@@ -21,15 +21,36 @@ from scholarly_figure_embedder.evaluation import evaluate_embedder
 from scholarly_figure_embedder.relations import RelationTable
 
 PIPES = ["figure_embedder"]
+CONFIG_KEYS = ("loss", "encoder", "rerank_weight", "n_candidates", "related_kinds")
+
+
+def load_embedder(model: str):
+    """The ``figure_embedder`` pipe of ``model`` (only that pipe is loaded); exits with the error otherwise."""
+    try:
+        nlp = scholarly_nlp.load(model, components=PIPES, require=["figure_embedder"])
+    except scholarly_nlp.ScholarlyNLPError as exc:
+        sys.exit(f"error: {exc}")
+    return nlp.get_pipe("figure_embedder")
+
+
+def embedder_config(embedder) -> dict:
+    """The settings of the embedder that the metrics record."""
+    return {k: embedder.cfg[k] for k in CONFIG_KEYS}
+
+
+def pair_lines(pairs: dict) -> list[str]:
+    """One human-readable line per pair set of a report's ``pairs``."""
+    lines = []
+    for name, result in pairs.items():
+        emb, tfidf = result["embedding"]["accuracy"], result["tfidf"]["accuracy"]
+        lines.append(f"{name}: accuracy embedding {_fmt(emb)} vs tfidf {_fmt(tfidf)} "
+                     f"({result['n_test_pairs']} test / {result['n_dev_pairs']} dev pairs){_test(result['embedding_vs_tfidf'])}")
+    return lines
 
 
 def summary(report: dict) -> list[str]:
     """Human-readable lines of the headline numbers."""
-    lines = []
-    for name, result in report["pairs"].items():
-        emb, tfidf = result["embedding"]["accuracy"], result["tfidf"]["accuracy"]
-        lines.append(f"{name}: accuracy embedding {_fmt(emb)} vs tfidf {_fmt(tfidf)} "
-                     f"({result['n_test_pairs']} test / {result['n_dev_pairs']} dev pairs){_test(result['embedding_vs_tfidf'])}")
+    lines = pair_lines(report["pairs"])
     for relevance, result in report["recommendation"].items():
         parts = [f"{method} " + "/".join(_fmt(result[method][f"p@{k}"]) for k in (3, 5))
                  for method in ("tfidf", "tfidf_rerank", "tfidf_rerank_dev_tuned", "embedding_rerank_only", "oracle")
@@ -64,19 +85,15 @@ def main() -> None:
     args = parser.parse_args()
 
     corpus = Path(args.corpus)
-    try:
-        nlp = scholarly_nlp.load(args.model, components=PIPES, require=["figure_embedder"])
-    except scholarly_nlp.ScholarlyNLPError as exc:
-        sys.exit(f"error: {exc}")
-    embedder = nlp.get_pipe("figure_embedder")
+    embedder = load_embedder(args.model)
     if (corpus / "text_vectors.npz").exists():
         embedder.use_text_cache(corpus / "text_vectors.npz")
     relations = RelationTable.load(corpus / "relations.json")
-    dev = list(scholarly_nlp.load_docbin(corpus / "dev.spacy", nlp.vocab))
-    test = list(scholarly_nlp.load_docbin(corpus / "test.spacy", nlp.vocab))
+    dev = list(scholarly_nlp.load_docbin(corpus / "dev.spacy", embedder.vocab))
+    test = list(scholarly_nlp.load_docbin(corpus / "test.spacy", embedder.vocab))
     report = evaluate_embedder(embedder, dev, test, relations, max_pairs=args.max_pairs, seed=args.seed)
     report["model"] = str(args.model)
-    report["config"] = {k: embedder.cfg[k] for k in ("loss", "encoder", "rerank_weight", "n_candidates", "related_kinds")}
+    report["config"] = embedder_config(embedder)
     scholarly_nlp.write_atomic(args.metrics, json.dumps(report, indent=2))
     for line in summary(report):
         print(line)

@@ -24,6 +24,8 @@ from scholarly_figure_embedder.relations import corpus_relations
 from scholarly_figure_embedder.text_vectors import TextVectorCache
 
 SPLITS = ("train", "dev", "test")
+DEV_PERCENT = 20
+TEST_PERCENT = 20
 
 
 def split_of(paper_id: str, dev_percent: int, test_percent: int) -> str:
@@ -68,8 +70,8 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--pdf-limit", type=int, default=0, help="at most this many PDFs (0: all)")
     parser.add_argument("--tei-limit", type=int, default=0, help="at most this many TEI papers (0: all)")
-    parser.add_argument("--dev-percent", type=int, default=20)
-    parser.add_argument("--test-percent", type=int, default=20)
+    parser.add_argument("--dev-percent", type=int, default=DEV_PERCENT)
+    parser.add_argument("--test-percent", type=int, default=TEST_PERCENT)
     parser.add_argument("--encoder", default="all-MiniLM-L6-v2", help="frozen sentence encoder for the text cache")
     parser.add_argument("--window", type=int, default=1, help="context sentences on each side of a mention")
     parser.add_argument("--max-mentions", type=int, default=3)
