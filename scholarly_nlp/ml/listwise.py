@@ -3,9 +3,12 @@
 A pipe that mixes in :class:`ListwiseRankingPipe` (before ``TrainablePipe``) provides
 ``_training_lists(doc, limit)``, returning ``(query, candidate texts, gold positions)`` per
 training query of one reference Doc, and names the per-Doc cap in ``per_doc_limit_key`` (a key
-of ``self.cfg``). ``update`` scores every (query, candidate) pair with ``self.model`` in one
-batch; the loss is the softmax cross-entropy of each list's scores (divided by
-``cfg["loss_temperature"]`` when set) against a uniform distribution over its gold positions.
+of ``self.cfg``). ``update`` scores the (query, candidate) pairs with ``self.model`` in forward
+passes of at most ``cfg["batch_size"]`` pairs (whole lists; the gradients of the passes add
+up before the one optimiser step, so the step equals one pass over everything without its
+memory: 512 pairs of 256 tokens in one MiniLM pass took 23 GB on CPU); the loss is the
+softmax cross-entropy of each list's scores (divided by ``cfg["loss_temperature"]`` when set)
+against a uniform distribution over its gold positions, averaged over the lists.
 """
 
 from __future__ import annotations
@@ -43,6 +46,21 @@ def listwise_softmax_loss(scores: Sequence[float], groups: Sequence[tuple[int, i
     return total / n, grad / n
 
 
+def list_chunks(lists: Sequence[tuple[str, Sequence[str], Sequence[int]]], max_pairs: int) -> list[list]:
+    """``lists`` in order, cut into runs of whole lists holding at most ``max_pairs`` pairs each
+    (a list longer than that is a run of its own)."""
+    chunks: list[list] = []
+    size = 0
+    for item in lists:
+        n = len(item[1])
+        if not chunks or size + n > max_pairs:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(item)
+        size += n
+    return chunks
+
+
 class ListwiseRankingPipe(TrainingState):
     """``update`` and ``get_loss`` for a ranking pipe trained with a listwise loss (an update
     marks the pipe trained, see :class:`TrainingState`)."""
@@ -60,17 +78,19 @@ class ListwiseRankingPipe(TrainingState):
         lists = [item for eg in examples for item in self._training_lists(eg.reference, limit)]
         if not lists:
             return losses
-        pairs, groups = [], []
-        for query, texts, gold in lists:
-            start = len(pairs)
-            pairs.extend((query, text) for text in texts)
-            groups.append((start, len(pairs), list(gold)))
-        scores, backprop = self.model.begin_update(pairs)
-        loss, d_scores = self.get_loss(examples, (scores, groups))
-        backprop(d_scores)
+        for chunk in list_chunks(lists, self.cfg.get("batch_size") or len(lists)):
+            pairs, groups = [], []
+            for query, texts, gold in chunk:
+                start = len(pairs)
+                pairs.extend((query, text) for text in texts)
+                groups.append((start, len(pairs), list(gold)))
+            scores, backprop = self.model.begin_update(pairs)
+            loss, d_scores = self.get_loss(examples, (scores, groups))
+            share = len(chunk) / len(lists)  # get_loss averages over the chunk's lists; the step, over all
+            backprop(d_scores * share)
+            losses[self.name] += loss * share
         if sgd is not None:
             self.finish_update(sgd)
-        losses[self.name] += loss
         self.mark_trained()
         return losses
 
