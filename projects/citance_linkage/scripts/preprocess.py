@@ -5,11 +5,12 @@ Every Doc is one reference paper (``reference_folder_doc``): its sentences are t
 and ``doc._.incoming_citances`` holds the citances that cite it, with their gold
 sentence ids and facets. Written to ``--out``:
 
-* ``linker_train.spacy``: the ScisummNet papers (``train-scisummnet``, weak supervision:
-  their sentence ids were chosen automatically; optionally capped by
-  ``--scisummnet-limit``) plus the train-manual papers that are not held out, each
-  repeated ``--manual-repeat`` times (3 by default, as ``benchmarks/citance_linker_cv.py``)
-  so the few manual labels weigh more against the ~1,000 weak papers;
+* ``linker_train.spacy``: the train-manual papers that are not held out, each repeated
+  ``--manual-repeat`` times (3 by default, as ``benchmarks/citance_linker_cv.py``), and with
+  ``--linker-weak`` the ScisummNet papers before them (``train-scisummnet``, weak supervision:
+  their sentence ids were chosen automatically, often the title plus one sentence; optionally
+  capped by ``--scisummnet-limit``). The weak papers are off by default: a cross-encoder
+  trained on them together with the manual papers learned nothing measurable;
 * ``facets_train.spacy``: the train-manual papers that are not held out (only they have
   discourse facets);
 * ``dev.spacy``: the held-out train-manual papers (8 of the 40 by default, drawn by
@@ -139,6 +140,8 @@ def main() -> None:
     parser.add_argument("--scisummnet-limit", type=int, default=0, help="use at most this many ScisummNet papers (0: all)")
     parser.add_argument("--manual-limit", type=int, default=0, help="use at most this many train-manual training papers (0: all)")
     parser.add_argument("--manual-repeat", type=int, default=3, help="copies of each train-manual paper in linker_train")
+    parser.add_argument("--linker-weak", action="store_true",
+                        help="also put the ScisummNet papers (automatic sids) into linker_train")
     args = parser.parse_args()
 
     root = Path(args.clscisumm_dir)
@@ -160,9 +163,10 @@ def main() -> None:
     failed: list[str] = []
     manual_docs = read_papers(train_manual, nlp, log, kinds, failed)
     dev_docs = read_papers(dev_folders, nlp, log, kinds, failed)
-    net_docs = read_papers(scisummnet, nlp, log, kinds, failed)
+    net_docs = read_papers(scisummnet, nlp, log, kinds, failed) if args.linker_weak else []
 
-    linker_train = with_linkage(net_docs) + with_linkage(manual_docs) * max(1, args.manual_repeat)
+    weak_docs = with_linkage(net_docs)
+    linker_train = weak_docs + with_linkage(manual_docs) * max(1, args.manual_repeat)
     facets_train = with_facets(manual_docs)
     dev = with_linkage(dev_docs)
     out = Path(args.out)
@@ -184,7 +188,7 @@ def main() -> None:
     scholarly_nlp.write_atomic(out / "split.json", json.dumps(split, indent=2))
     scholarly_nlp.write_atomic(out / "warnings.txt", "\n".join(log) + ("\n" if log else ""))
 
-    print(f"linker_train: {len(linker_train)} papers ({len(with_linkage(net_docs))} ScisummNet + "
+    print(f"linker_train: {len(linker_train)} papers ({len(weak_docs)} ScisummNet + "
           f"{len(with_linkage(manual_docs))} train-manual x {max(1, args.manual_repeat)}), "
           f"{citances(linker_train)} citances")
     print(f"facets_train: {len(facets_train)} papers, {citances(facets_train, 'facets')} citances with facets")
