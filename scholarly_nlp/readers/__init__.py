@@ -50,6 +50,7 @@ _EXPORTS = {
     "NCGPaper": "ncg",
     "introduction_mask": "ncg",
     "iter_ncg_papers": "ncg",
+    "ncg_folders": "ncg",
     # formats
     "read_pdf": "pdf",
     "read_tei": "tei",

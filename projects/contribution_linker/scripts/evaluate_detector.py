@@ -47,8 +47,7 @@ from scholarly_contribution_detector.baselines import fit_predict
 from scholarly_contribution_detector.data import paper_rows
 from scholarly_contribution_detector.factory import ContributionDetector, gold_items
 from scholarly_contribution_detector.ncg_docs import ncg_doc, sentence_offsets
-from scholarly_nlp.readers import NCGPaper, iter_ncg_papers
-from scholarly_nlp.readers.ncg import ncg_folders
+from scholarly_nlp.readers import NCGPaper, iter_ncg_papers, ncg_folders
 
 PIPE = "contribution_detector"
 PREDICTIONS_NAME = "detector_predictions.jsonl"
