@@ -188,7 +188,7 @@ def test_update_reduces_loss(tiny_backbone, csabstruct_train):
     nlp, examples, optimizer = make_nlp(tiny_backbone, csabstruct_train)
     optimizer.learn_rate = 0.01
     tagger = nlp.get_pipe("sentence_role_tagger")
-    # Frozen transformer, as in configs/roles.cfg: it annotates once, the listener reads trf_data.
+    # Frozen transformer, as in configs/roles_frozen.cfg: it annotates once, the listener reads trf_data.
     for eg in examples:
         nlp.get_pipe("transformer")(eg.predicted)
     losses = []

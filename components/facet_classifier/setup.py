@@ -26,6 +26,7 @@ setup(
             "scholarly_facet_classifier.TransformerClassifier.v1 = scholarly_facet_classifier.models:TransformerClassifier",
             "scholarly_facets.TransformerClassifier.v1 = scholarly_facet_classifier.models:TransformerClassifier",  # old name (before issue 16), kept so saved pipelines and configs load
             "scholarly_facet_classifier.SentenceRoleTagger.v1 = scholarly_facet_classifier.role_model:SentenceRoleTagger",
+            "scholarly_facet_classifier.AbstractRoleEncoder.v1 = scholarly_facet_classifier.role_encoder:AbstractRoleEncoder",
             "scholarly_facets.SentenceRoleTagger.v1 = scholarly_facet_classifier.role_model:SentenceRoleTagger",  # old name (before issue 16), kept so saved pipelines and configs load
         ],
         "spacy_callbacks": [

@@ -107,7 +107,11 @@ def evaluate(model: str, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: 
     import scholarly_nlp
     from scholarly_nlp.readers import read_csabstruct, read_csfcube_abstracts
 
+    from scholarly_facet_classifier.role_encoder import owns_encoder
+
     nlp = scholarly_nlp.load(str(model), components=PIPES, require=[COMPONENT])
+    if "transformer" in nlp.pipe_names and owns_encoder(nlp.get_pipe(COMPONENT).model):
+        nlp.disable_pipe("transformer")  # a tagger with its own encoder does not read it
     out: Dict[str, Any] = {"model": str(model), "pipeline": nlp.pipe_names}
     if csabstruct_dev is not None:
         records = read_csabstruct(csabstruct_dev)

@@ -1,16 +1,24 @@
-"""Train the sentence role tagger on a frozen transformer, annotating each Doc once.
+"""Train the sentence role tagger with a config's model, optimizer, batches and corpora.
 
-``spacy train configs/roles.cfg`` works, but with the shared transformer frozen it re-runs
-the encoder over every batch of every epoch. Its output never changes, so this script runs
-it once per Doc and then trains the tagger with the same config (model, optimizer, batch
-size, dropout, corpora, initialisation) for as many epochs as asked, scoring the dev set
-after each epoch, keeping the best and stopping after ``--patience`` epochs without a
-better one: about 50x less encoder time on a CPU.
+Two kinds of tagger model:
 
-    python scripts/train_roles.py configs/roles.cfg OUTPUT_DIR --paths.train T.spacy --paths.dev D.spacy
-        [--paths.backbone NAME] [--epochs 30] [--patience 3] [--seed 0]
+* one that listens to the frozen shared transformer (``configs/roles_frozen.cfg``):
+  ``spacy train`` would re-run the encoder over every batch of every epoch although its output
+  never changes, so this script runs it once per Doc first (about 50x less encoder time on
+  a CPU);
+* one with its own fine-tuned encoder (``configs/roles.cfg``, ``AbstractRoleEncoder.v1``):
+  nothing to pre-compute; each update runs and trains it.
 
-OUTPUT_DIR gets ``model-best`` (the pipeline at the best dev macro-F1) and ``train_log.json``.
+The dev set is scored after each epoch (logged). ``--keep last`` (the project's choice, a
+fixed schedule: issue 19 selects nothing on the reported dev set) saves the last epoch;
+``--keep best`` saves the epoch with the best dev macro-F1 and stops after ``--patience``
+epochs without a better one. The optimizer's schedules (a warm-up, a decay) step once per
+update, as in ``spacy train``.
+
+    python scripts/train_roles.py CONFIG OUTPUT_DIR --paths.train T.spacy --paths.dev D.spacy
+        [--paths.backbone NAME] [--epochs 4] [--keep last|best] [--patience 3] [--seed 0] [--gpu-id N]
+
+OUTPUT_DIR gets ``model-best`` (the kept pipeline) and ``train_log.json``.
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from spacy.cli._util import parse_config_overrides
 from spacy.schemas import ConfigSchemaTraining
 from spacy.training.initialize import init_nlp
 from spacy.util import minibatch, registry, resolve_dot_names
-from thinc.api import fix_random_seed
+from thinc.api import fix_random_seed, require_gpu
+
+from scholarly_facet_classifier.role_encoder import owns_encoder
 
 TAGGER = "sentence_role_tagger"
 
@@ -54,11 +64,16 @@ def main(argv=None) -> int:
     parser.add_argument("output", type=Path)
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--patience", type=int, default=3, help="stop after this many epochs without a better dev score")
+    parser.add_argument("--keep", choices=("last", "best"), default="last",
+                        help="save the last epoch (a fixed schedule) or the best on the dev set")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gpu-id", type=int, default=-1, help="GPU to train on (-1: CPU)")
     args, rest = parser.parse_known_args(argv)
     overrides = parse_config_overrides(rest)
     overrides["system.seed"] = args.seed
     config = util.load_config(args.config, overrides=overrides, interpolate=False)
+    if args.gpu_id >= 0:
+        require_gpu(args.gpu_id)
     fix_random_seed(args.seed)
     started = time.time()
     nlp = init_nlp(config)
@@ -66,11 +81,12 @@ def main(argv=None) -> int:
     train_corpus, dev_corpus = resolve_dot_names(config.interpolate(), [training["train_corpus"],
                                                                         training["dev_corpus"]])
     train, dev = list(train_corpus(nlp)), list(dev_corpus(nlp))
-    annotate(nlp, train)
-    annotate(nlp, dev)
-    encoded = time.time() - started
-    print(f"encoded {len(train)} train and {len(dev)} dev abstracts once in {encoded:.0f} s")
     tagger = nlp.get_pipe(TAGGER)
+    if not owns_encoder(tagger.model):  # a listener: encode once with the frozen transformer
+        annotate(nlp, train)
+        annotate(nlp, dev)
+    encoded = time.time() - started
+    print(f"prepared {len(train)} train and {len(dev)} dev abstracts in {encoded:.0f} s")
     optimizer = training["optimizer"]
     size = config.interpolate()["training"]["batcher"].get("size", 16)
     size = size if isinstance(size, int) else 16
@@ -81,23 +97,27 @@ def main(argv=None) -> int:
         losses: dict = {}
         for batch in minibatch(train, size):
             tagger.update(batch, drop=training["dropout"], sgd=optimizer, losses=losses)
+            optimizer.step_schedules()
         scores = evaluate(tagger, dev)
         log.append({"epoch": epoch, "loss": round(losses.get(TAGGER, 0.0), 3), "roles_acc": scores["roles_acc"],
                     "roles_macro_f": scores["roles_macro_f"]})
         print(json.dumps(log[-1]))
-        if scores["roles_macro_f"] > best[0]:
+        if args.keep == "last":
+            best = (scores["roles_macro_f"], epoch, None)
+        elif scores["roles_macro_f"] > best[0]:
             best = (scores["roles_macro_f"], epoch, tagger.model.to_bytes())
         elif epoch - best[1] >= args.patience:
             break
-    tagger.model.from_bytes(best[2])
+    if best[2] is not None:
+        tagger.model.from_bytes(best[2])
     final = evaluate(tagger, dev)
     nlp.meta["performance"] = {k: v for k, v in final.items()}
     (args.output / "model-best").mkdir(parents=True, exist_ok=True)
     nlp.to_disk(args.output / "model-best")
-    summary = {"best_epoch": best[1], "dev": final, "train_abstracts": len(train), "dev_abstracts": len(dev),
+    summary = {"kept_epoch": best[1], "keep": args.keep, "dev": final, "train_abstracts": len(train), "dev_abstracts": len(dev),
                "encode_seconds": round(encoded), "seconds": round(time.time() - started), "log": log}
     (args.output / "train_log.json").write_text(json.dumps(summary, indent=2))
-    print(f"best epoch {best[1]}: dev accuracy {final['roles_acc']:.3f}, macro-F1 {final['roles_macro_f']:.3f}")
+    print(f"kept epoch {best[1]} ({args.keep}): dev accuracy {final['roles_acc']:.3f}, macro-F1 {final['roles_macro_f']:.3f}")
     return 0
 
 
