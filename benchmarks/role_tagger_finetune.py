@@ -47,34 +47,6 @@ def read_abstracts(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def encode_abstract(tokenizer, sentences: list[str], sentence_tokens: int, max_length: int) -> tuple[list[int], list[tuple[int, int]]]:
-    """Word-piece ids of ``[CLS] s1 [SEP] s2 [SEP] ...`` and each sentence's (start, end) token span.
-
-    Sentences are cut to ``sentence_tokens`` pieces; if the abstract still exceeds
-    ``max_length``, the cut shrinks evenly so that every sentence keeps some tokens.
-    """
-    pieces = [tokenizer(s, add_special_tokens=False)["input_ids"] or [tokenizer.unk_token_id] for s in sentences]
-    budget = sentence_tokens
-    while 1 + sum(min(len(p), budget) + 1 for p in pieces) > max_length and budget > 1:
-        budget -= 1
-    ids, spans = [tokenizer.cls_token_id], []
-    for piece in pieces:
-        piece = piece[:budget]
-        spans.append((len(ids), len(ids) + len(piece)))
-        ids.extend(piece)
-        ids.append(tokenizer.sep_token_id)
-    return ids, spans
-
-
-def position_features(n: int):
-    """(n, 3): relative position, is_first, is_last (as the shipped tagger)."""
-    out = numpy.zeros((n, 3), dtype=numpy.float32)
-    out[:, 0] = numpy.arange(n) / max(n - 1, 1)
-    out[0, 1] = 1.0
-    out[-1, 2] = 1.0
-    return out
-
-
 def build_model(backbone: str, mode: str, rank: int, n_labels: int, hidden: int = 128):
     """The encoder (frozen, LoRA-adapted or fully trainable) and the sentence-sequence head."""
     import torch
@@ -107,6 +79,7 @@ def build_model(backbone: str, mode: str, rank: int, n_labels: int, hidden: int 
 def sentence_logits(encoder, head, batch: list[tuple[list[int], list[tuple[int, int]]]], device):
     """Per abstract of ``batch``: a (sentences, labels) logit tensor."""
     import torch
+    from scholarly_facet_classifier.role_model import position_features
 
     length = max(len(ids) for ids, _ in batch)
     input_ids = torch.zeros((len(batch), length), dtype=torch.long)
@@ -147,6 +120,7 @@ def main(argv=None) -> dict:
     import torch
     from transformers import AutoTokenizer
 
+    from scholarly_facet_classifier.role_encoder import encode_abstract
     from scholarly_nlp import ROLES
     from scholarly_nlp.ml import resolve_backbone
 

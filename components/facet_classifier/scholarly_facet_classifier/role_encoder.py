@@ -84,11 +84,6 @@ def owns_encoder(model: Model) -> bool:
     return model.name == _NAME
 
 
-def is_loaded(model: Model) -> bool:
-    """True once the torch module exists (after initialisation or loading)."""
-    return bool(model.shims)
-
-
 def _init(model: Model, X: Any = None, Y: Any = None) -> None:
     if not model.shims:
         load_role_encoder(model, None)

@@ -44,9 +44,8 @@ their ``pred_labels``) keeps it unless the pipe is configured with ``overwrite =
 # No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
 # signature with pydantic, which must resolve the annotations.
 from itertools import islice
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
-
 from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
@@ -60,10 +59,10 @@ from thinc.api import Model, Optimizer, set_dropout_rate
 from thinc.types import Floats2d
 
 from scholarly_nlp import ROLE_GROUP, ROLES, ComponentSpec, abstract_sentences, set_roles
-from scholarly_nlp.ml import (TrainingState, check_transformer_ran, folder_from_bytes, folder_to_bytes,
+from scholarly_nlp.ml import (TrainingState, check_transformer_ran, folder_from_bytes, folder_to_bytes, is_loaded,
                               resolve_backbone, transformer_listener_config)
 
-from .role_encoder import is_loaded, load_role_encoder, owns_encoder, save_role_encoder
+from .role_encoder import load_role_encoder, owns_encoder, save_role_encoder
 from .role_model import ROLE_TAGGER_ARCH
 
 __all__ = [
