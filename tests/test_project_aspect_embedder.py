@@ -133,6 +133,11 @@ def test_smoke_workflow_and_similar_with_its_model(tmp_path):
     assert metrics["all"]["num_queries"] == 6 and set(metrics["baselines"]) == {"tfidf", "bm25"}
     log = json.loads((project / "smoke" / "training" / "aspect-model" / "train_log.json").read_text())
     assert log["pairs"] == 16 and [e["epoch"] for e in log["log"]] == [0, 1]
+    # a fixed schedule: the last epoch is kept whatever the dev fold says; a second seed is only reported
+    assert log["keep"] == "last" and log["kept_epoch"] == 1 and set(log["seeds"]) == {"0", "1"}
+    spread = log["seed_spread"]["mean"]
+    assert len(spread["values"]) == 2 and spread["std"] >= 0
+    assert spread["values"][1] == log["log"][1]["dev"]["mean"]["MAP"]  # seed 0, the saved head, trains last
     model = project / "smoke" / "training" / "aspect-model"
     corpus = project / "smoke" / "csfcube" / "abstracts-csfcube-preds.jsonl"
     query = json.loads((project / "smoke" / "csfcube" / "test-pid2anns-csfcube-method.json").read_text())

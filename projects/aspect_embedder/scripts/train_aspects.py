@@ -3,11 +3,19 @@
 The shared transformer and the role tagger stay frozen (see the project README for why),
 so their annotations are computed once per Doc and each epoch only runs the pooling head:
 minutes on a CPU instead of hours. After every epoch the model is scored on the CSFCube
-*development* fold (``evaluation_splits.json`` ``fold1_dev``: tuning data, never the test
-queries) and the best epoch is kept; epoch 0 is the untrained head (mean pooling per
-aspect), so training is kept only if it beats zero-shot.
+*development* fold (``evaluation_splits.json`` ``fold1_dev``: never the test queries).
+``--keep last`` (the default since 2026-11-27) keeps the last epoch of the fixed schedule, so
+those dev scores are logged and reported but choose nothing (issue 19: an epoch chosen on
+the 24 dev query-facets fitted them, not the task); ``--keep best`` keeps the best epoch on
+the dev fold, epoch 0 (the untrained head: mean pooling per aspect) included.
+
+``--report-seeds 1 2`` also trains heads from those seeds on the same annotated pairs (the
+annotation, most of the time, is done once) and records their per-epoch dev scores in
+``train_log.json`` (``seeds``) with the mean and spread of the kept epoch over all seeds;
+only ``--seed``'s head is saved.
 
     python scripts/train_aspects.py BASE_MODEL PAIRS.spacy CSFCUBE_DIR OUTPUT_DIR [--epochs 8]
+        [--keep last|best] [--seed 0] [--report-seeds 1 2]
 
 BASE_MODEL is a pipeline with ``transformer`` and ``sentence_role_tagger``; OUTPUT_DIR gets
 that pipeline plus the trained ``aspect_embedder`` and ``train_log.json``.
@@ -74,14 +82,62 @@ def dev_map(nlp, csf_docs, data_dir: Path) -> dict:
     return out
 
 
+def train_head(nlp, initial: bytes, groups: dict, csf_docs, data_dir: Path, args, seed: int) -> tuple[list, int, bytes]:
+    """Train the aspect embedder's head from its ``initial`` weights (bytes) and ``seed`` (the
+    batch order and dropout: the head's initial weights are fixed, see the architecture).
+
+    Returns the per-epoch log (loss and dev scores, epoch 0 the untrained head), the kept
+    epoch (``args.keep``) and the kept model's bytes.
+    """
+    fix_random_seed(seed)
+    embedder = nlp.get_pipe("aspect_embedder")
+    embedder.model.from_bytes(initial)
+    optimizer = Adam(args.lr)
+    select = bool(csf_docs)
+    log = [{"epoch": 0, "loss": None, "dev": dev_map(nlp, csf_docs, data_dir) if select else None}]
+    print(json.dumps({"seed": seed, **log[-1]}), flush=True)
+    choose_on_dev = select and args.keep == "best"
+    best = (log[0]["dev"]["mean"]["MAP"] if choose_on_dev else 0.0, 0, embedder.model.to_bytes())
+    group_ids = sorted(groups)
+    rng = random.Random(seed)
+    for epoch in range(1, args.epochs + 1):
+        rng.shuffle(group_ids)
+        total = 0.0
+        for start in range(0, len(group_ids), args.groups_per_batch):
+            batch = [doc for g in group_ids[start : start + args.groups_per_batch] for doc in groups[g]]
+            losses: dict = {}
+            embedder.update([Example(d, d) for d in batch], sgd=optimizer, losses=losses)
+            total += losses["aspect_embedder"]
+        log.append({"epoch": epoch, "loss": total, "dev": dev_map(nlp, csf_docs, data_dir) if select else None})
+        print(json.dumps({"seed": seed, **log[-1]}), flush=True)
+        score = log[-1]["dev"]["mean"]["MAP"] if choose_on_dev else float(epoch)
+        if score > best[0]:
+            best = (score, epoch, embedder.model.to_bytes())
+    return log, best[1], best[2]
+
+
+def seed_spread(logs: dict, kept: dict) -> dict:
+    """Mean and sample standard deviation over seeds of the kept epoch's dev MAP (mean and per aspect)."""
+    import statistics
+
+    out = {}
+    for key in ("mean", *QUERY_ASPECTS):
+        values = [logs[s][kept[s]]["dev"][key]["MAP"] for s in logs]
+        out[key] = {"mean": statistics.fmean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0,
+                    "values": values}
+    return out
+
+
 def main(argv=None) -> int:
-    """Train, select the best epoch on the dev fold, save the pipeline."""
+    """Train (extra seeds too), keep the last (or best) epoch, save the pipeline."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("base_model", type=Path)
     parser.add_argument("pairs", type=Path)
     parser.add_argument("csfcube_dir", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--keep", choices=("last", "best"), default="last",
+                        help="last: the fixed schedule's last epoch; best: the best epoch on the CSFCube dev fold")
     parser.add_argument("--groups-per-batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--margin", type=float, default=0.2)
@@ -89,6 +145,8 @@ def main(argv=None) -> int:
                         help="train only the attention (queries, positional gate), not the output projection")
     parser.add_argument("--limit", type=int, default=0, help="use at most this many pairs (0: all)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--report-seeds", type=int, nargs="*", default=[],
+                        help="also train from these seeds and log their dev scores (only --seed's head is saved)")
     args = parser.parse_args(argv)
     fix_random_seed(args.seed)
     nlp = spacy.load(args.base_model)
@@ -104,7 +162,7 @@ def main(argv=None) -> int:
     pairs = annotate(nlp, pairs)
     select = has_dev_fold(args.csfcube_dir)
     if not select:
-        print(f"warning: no {DEV_FOLD} in {args.csfcube_dir}/evaluation_splits.json: the last epoch is kept",
+        print(f"warning: no {DEV_FOLD} in {args.csfcube_dir}/evaluation_splits.json: no dev scores, the last epoch is kept",
               file=sys.stderr)
     csf_docs = annotate(nlp, [abstract_doc(r, nlp) for r in
                               read_csfcube_abstracts(args.csfcube_dir / "abstracts-csfcube-preds.jsonl")]) if select else []
@@ -113,33 +171,27 @@ def main(argv=None) -> int:
     for doc in pairs:
         groups.setdefault((doc._.paper_meta or {}).get(GROUP_KEY), []).append(doc)
     groups.pop(None, None)
-    group_ids = sorted(groups)
     embedder.initialize(lambda: [Example(d, d) for d in pairs[:10]], nlp=nlp)
-    optimizer = Adam(args.lr)
-    log = [{"epoch": 0, "loss": None, "dev": dev_map(nlp, csf_docs, args.csfcube_dir) if select else None}]
-    print(json.dumps(log[-1]))
-    best = (log[0]["dev"]["mean"]["MAP"] if select else float("-inf"), 0, embedder.model.to_bytes())
-    rng = random.Random(args.seed)
-    for epoch in range(1, args.epochs + 1):
-        rng.shuffle(group_ids)
-        total = 0.0
-        for start in range(0, len(group_ids), args.groups_per_batch):
-            batch = [doc for g in group_ids[start : start + args.groups_per_batch] for doc in groups[g]]
-            losses: dict = {}
-            embedder.update([Example(d, d) for d in batch], sgd=optimizer, losses=losses)
-            total += losses["aspect_embedder"]
-        log.append({"epoch": epoch, "loss": total, "dev": dev_map(nlp, csf_docs, args.csfcube_dir) if select else None})
-        print(json.dumps(log[-1]))
-        score = log[-1]["dev"]["mean"]["MAP"] if select else float(epoch)
-        if score > best[0]:
-            best = (score, epoch, embedder.model.to_bytes())
-    embedder.model.from_bytes(best[2])
+    initial = embedder.model.to_bytes()
+    logs, kept = {}, {}
+    for seed in [s for s in args.report_seeds if s != args.seed] + [args.seed]:  # the saved head last
+        logs[seed], kept[seed], model_bytes = train_head(nlp, initial, groups, csf_docs, args.csfcube_dir, args, seed)
+    embedder.model.from_bytes(model_bytes)
     args.output.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(args.output)
-    summary = {"best_epoch": best[1], "best_dev_map": best[0] if select else None, "pairs": len(group_ids),
-               "seconds": round(time.time() - started), "log": log, "args": {k: str(v) for k, v in vars(args).items()}}
+    log, best_epoch = logs[args.seed], kept[args.seed]
+    summary = {"kept_epoch": best_epoch, "keep": args.keep, "best_epoch": best_epoch,
+               "kept_dev_map": log[best_epoch]["dev"]["mean"]["MAP"] if select else None,
+               "pairs": len(groups), "seconds": round(time.time() - started), "log": log,
+               "seeds": {str(s): {"kept_epoch": kept[s], "log": logs[s]} for s in logs},
+               "seed_spread": seed_spread(logs, kept) if select else None,
+               "args": {k: str(v) for k, v in vars(args).items()}}
     (args.output / "train_log.json").write_text(json.dumps(summary, indent=2))
-    print(f"kept epoch {best[1]}" + (f" (dev MAP {best[0]:.2f})" if select else "") + f"; saved to {args.output}")
+    print(f"kept epoch {best_epoch} ({args.keep})" + (f": dev MAP {summary['kept_dev_map']:.2f}" if select else "")
+          + f"; saved to {args.output}")
+    if select and len(logs) > 1:
+        spread = summary["seed_spread"]["mean"]
+        print(f"dev MAP of the kept epoch over seeds {sorted(logs)}: {spread['mean']:.2f} +- {spread['std']:.2f}")
     return 0
 
 
