@@ -14,6 +14,7 @@ from scholarly_nlp.metrics import evaluate_csfcube
 from scholarly_nlp.readers import load_csfcube_qrels, read_csfcube_folds
 from scholarly_aspect_embedder.csfcube_eval import (
     METRIC_KEYS,
+    compare_runs,
     csfcube_metrics,
     csfcube_pools,
     metrics_table,
@@ -168,3 +169,20 @@ def test_metrics_table_is_markdown(data_dir):
     assert f"{result['all']['MAP']:.2f}" in lines[2]
     fold = next(iter(result["folds"]["all"]))
     assert metrics_table({"oracle": result}, fold=fold).splitlines()[2].startswith("| oracle | ")
+
+
+def test_per_query_ap_averages_to_all_map_and_compare_runs_is_paired(data_dir):
+    """Each query-aspect pair's AP is kept, their mean is the pooled MAP, and the paired
+    bootstrap of a perfect run against a reversed one is positive with a CI that excludes 0."""
+    best = csfcube_metrics(data_dir, _by_grade(data_dir))
+    worst = csfcube_metrics(data_dir, _by_grade(data_dir, sign=-1))
+    n_pairs = best["all"]["num_queries"]
+    assert len(best["per_query_ap"]) == n_pairs and set(best["per_query_ap"]) == set(worst["per_query_ap"])
+    assert sum(best["per_query_ap"].values()) / n_pairs == pytest.approx(best["all"]["MAP"], abs=0.01)
+    test = compare_runs(best, worst, n_resamples=2000)
+    assert test["n_queries"] == n_pairs
+    assert test["delta"] == pytest.approx(best["all"]["MAP"] - worst["all"]["MAP"], abs=0.02)
+    assert test["delta"] > 0 and test["ci_low"] > 0 and test["p_value"] < 0.05
+    assert compare_runs(best, best)["delta"] == 0.0
+    with pytest.raises(ValueError, match="share no query-aspect pair"):
+        compare_runs(best, {"all": best["all"]})

@@ -131,6 +131,10 @@ def test_smoke_workflow_and_similar_with_its_model(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     metrics = json.loads((project / "smoke" / "metrics" / "csfcube.json").read_text())
     assert metrics["all"]["num_queries"] == 6 and set(metrics["baselines"]) == {"tfidf", "bm25"}
+    assert set(metrics["vs_baselines"]) == {"tfidf", "bm25"}
+    for name, test in metrics["vs_baselines"].items():  # the bootstrap is over the same 6 query-aspect pairs
+        assert test["n_queries"] == 6 and test["ci_low"] <= test["delta"] <= test["ci_high"]
+        assert test["delta"] == pytest.approx(metrics["all"]["MAP"] - metrics["baselines"][name]["all"]["MAP"], abs=0.02)
     log = json.loads((project / "smoke" / "training" / "aspect-model" / "train_log.json").read_text())
     assert log["pairs"] == 16 and [e["epoch"] for e in log["log"]] == [0, 1]
     # a fixed schedule: the last epoch is kept whatever the dev fold says; a second seed is only reported

@@ -14,6 +14,8 @@ them with the metrics that :mod:`scholarly_nlp.metrics.csfcube` re-implements.
 * :func:`csfcube_metrics`: MAP, NDCG%20, NDCG@20, MRR, R@20 (percent) per aspect, for ``all``
   (every query-aspect pair pooled) and, when ``evaluation_splits.json`` is there, per fold.
 * :func:`metrics_table`: a Markdown table of several systems' metrics.
+* :func:`compare_runs`: a paired bootstrap of two runs' per-query average precision (over the
+  query-aspect pairs both ranked): how sure a MAP difference is.
 * :func:`rank_pools` / :func:`evaluate_rankers`: run rankers (see
   :mod:`scholarly_aspect_embedder.baselines`) over every pool and evaluate them.
 
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from scholarly_nlp import QUERY_ASPECTS, MalformedInputError, write_atomic
-from scholarly_nlp.metrics import evaluate_csfcube
+from scholarly_nlp.metrics import csfcube_per_query, evaluate_csfcube, paired_bootstrap
 from scholarly_nlp.readers import (AbstractRecord, load_csfcube_qrels, read_csfcube_abstracts, read_csfcube_folds,
                                    read_csfcube_qrels, read_json)
 
@@ -46,6 +48,7 @@ __all__ = [
     "read_ranked_pools",
     "csfcube_metrics",
     "metrics_table",
+    "compare_runs",
     "rank_pools",
     "evaluate_rankers",
 ]
@@ -159,7 +162,9 @@ def csfcube_metrics(data_dir: PathLike, ranked_by_aspect: Mapping[str, Mapping[s
     query of that aspect's pid2anns file with a permutation of its pool (ValueError
     otherwise, from :func:`~scholarly_nlp.metrics.csfcube.evaluate_csfcube`). Each ``m`` is
     ``{"MAP", "NDCG%20", "NDCG@20", "MRR", "R@20"}`` in percent rounded to 2 decimals, plus
-    ``num_queries``; ``"all"`` pools every query-aspect pair. ``"folds"`` is present when
+    ``num_queries``; ``"all"`` pools every query-aspect pair. ``"per_query_ap"`` maps each
+    query-aspect pair (``<pid>_<aspect>``) to its average precision in percent, the items of
+    :func:`compare_runs`. ``"folds"`` is present when
     ``evaluation_splits.json`` is in ``data_dir``: per aspect and ``all``, per fold name, the
     same metrics on that fold's queries (a fold with queries absent from the qrels is skipped
     with a warning).
@@ -173,6 +178,8 @@ def csfcube_metrics(data_dir: PathLike, ranked_by_aspect: Mapping[str, Mapping[s
     qrels = {aspect: load_csfcube_qrels(data_dir, aspect) for aspect in QUERY_ASPECTS + ("all",)}
     result: Dict[str, Any] = {aspect: _report(evaluate_csfcube(rankings[aspect], qrels[aspect]))
                               for aspect in QUERY_ASPECTS + ("all",)}
+    result["per_query_ap"] = {query: round(100.0 * m["map"], 4)
+                              for query, m in csfcube_per_query(rankings["all"], qrels["all"]).items()}
     splits = data_dir / SPLITS_FILE
     if splits.exists():
         result["folds"] = {aspect: _fold_metrics(splits, aspect, rankings[aspect], qrels[aspect])
@@ -243,3 +250,21 @@ def evaluate_rankers(data_dir: PathLike, rankers: Mapping[str, Any],
                 write_ranked_pools(output_dir, name, aspect, per_query)
         results[name] = csfcube_metrics(data_dir, ranked)
     return results
+
+
+def compare_runs(result_a: Mapping[str, Any], result_b: Mapping[str, Any], *, n_resamples: int = 10000,
+                 seed: int = 0) -> Dict[str, Any]:
+    """Paired bootstrap of run A against run B (two :func:`csfcube_metrics` results) over the
+    query-aspect pairs both have in ``per_query_ap``.
+
+    Returns ``{"delta", "ci_low", "ci_high", "p_value"}`` in MAP points (positive: A better;
+    :func:`scholarly_nlp.metrics.paired_bootstrap`) and ``n_queries``. Raises ValueError when
+    the runs share no query-aspect pair.
+    """
+    a, b = result_a.get("per_query_ap") or {}, result_b.get("per_query_ap") or {}
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise ValueError("the two runs share no query-aspect pair with a per-query AP")
+    test = paired_bootstrap([a[q] for q in common], [b[q] for q in common], n_resamples=n_resamples, seed=seed)
+    return {**{key: round(value, 4) for key, value in test.items()}, "n_queries": len(common)}
+

@@ -13,7 +13,9 @@ CSFCUBE_DIR has the published layout (``abstracts-csfcube-preds.jsonl``,
 go to OUTPUT_DIR in the official format ``test-pid2pool-csfcube-<model>-<aspect>-ranked.json``
 (``{query_pid: [[cand_pid, distance], ...]}``, smallest distance first), and METRICS_JSON
 gets MAP, NDCG%20, NDCG@20, MRR and R@20 per query aspect and for ``all`` (every query-aspect pair
-pooled) as CSFCube's ``ranking_eval.py`` computes them, with a ``baselines`` section.
+pooled) as CSFCube's ``ranking_eval.py`` computes them, with a ``baselines`` section and,
+in ``vs_baselines``, a paired bootstrap of the model against each baseline over the
+query-aspect pairs (MAP points, 95% CI, p).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 import scholarly_nlp
 from scholarly_nlp import write_atomic
 from scholarly_aspect_embedder.baselines import BM25AspectRanker, MiniLMRanker, TfidfAspectRanker
-from scholarly_aspect_embedder.csfcube_eval import evaluate_rankers, metrics_table
+from scholarly_aspect_embedder.csfcube_eval import compare_runs, evaluate_rankers, metrics_table
 from scholarly_aspect_embedder.pipeline_ranker import ROLE_SOURCES, AspectPipelineRanker
 
 MODEL_NAME = "aspect_embedder"
@@ -74,6 +76,8 @@ def main(argv=None) -> int:
     report["pipes"] = nlp.pipe_names
     report["roles"] = args.roles
     report["baselines"] = {n: results[n] for n in names}
+    # How sure each MAP difference is: paired bootstrap over the query-aspect pairs.
+    report["vs_baselines"] = {n: compare_runs(results[MODEL_NAME], results[n]) for n in names}
     train_log = Path(nlp.path or args.model) / "train_log.json"
     if train_log.exists():
         report["training"] = {k: v for k, v in json.loads(train_log.read_text()).items() if k != "log"}
@@ -81,6 +85,9 @@ def main(argv=None) -> int:
     args.metrics.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(args.metrics, json.dumps(report, indent=2))
     print(metrics_table(results))
+    for name, test in report["vs_baselines"].items():
+        print(f"all MAP vs {name}: {test['delta']:+.2f} points, 95% CI {test['ci_low']:+.2f}..{test['ci_high']:+.2f}, "
+              f"p = {test['p_value']:.3f} ({test['n_queries']} query-aspect pairs)")
     print(f"pools in {args.output_dir}, metrics in {args.metrics} ({report['seconds']} s)")
     return 0
 
