@@ -38,6 +38,8 @@ from _common import DEFAULT_DATA_ROOT, RESULTS_DIR, ensure_repo_on_path, machine
 
 ensure_repo_on_path()
 
+from contribution_detector_embeddings import FEATURE_SETS, choose_c, counts, f1, fit_predict  # noqa: E402
+
 BOOTSTRAP = 2000
 
 
@@ -135,17 +137,6 @@ def predict(module, tokenizer, intros, args) -> list[numpy.ndarray]:
     return out
 
 
-def counts(labels: numpy.ndarray, predicted: numpy.ndarray) -> numpy.ndarray:
-    """(tp, fp, fn)."""
-    return numpy.array([(predicted & labels).sum(), (predicted & ~labels).sum(), (~predicted & labels).sum()])
-
-
-def f1(tp_fp_fn: numpy.ndarray) -> float:
-    """Pooled F1 of (tp, fp, fn)."""
-    tp, fp, fn = tp_fp_fn
-    return float(2 * tp / max(2 * tp + fp + fn, 1))
-
-
 def outcome_of(probs: list[numpy.ndarray], labels: list[numpy.ndarray]) -> numpy.ndarray:
     """Per paper (tp, fp, fn) at threshold 0.5."""
     return numpy.array([counts(y, p >= 0.5) for p, y in zip(probs, labels)])
@@ -206,8 +197,6 @@ def train_seed(seed: int, train_intros, train_labels, test_intros, test_labels, 
 
 def tfidf_context_outcome(train, held_out, rows_of) -> tuple[dict, numpy.ndarray]:
     """The ``tfidf_lr + context`` baseline's per-paper counts on the held-out papers."""
-    from contribution_detector_embeddings import FEATURE_SETS, choose_c, fit_predict
-
     spec = FEATURE_SETS["tfidf_context"]
     empty = {pid: numpy.zeros((len(rows), 1), dtype="float32") for pid, rows in rows_of.items()}
     c = choose_c(train, rows_of, empty, spec)
