@@ -213,8 +213,6 @@ def tfidf_context_outcome(train, held_out, rows_of) -> tuple[dict, numpy.ndarray
 
 def main(argv=None) -> dict:
     """Command line (see the module docstring)."""
-    import torch
-
     from scholarly_contribution_detector.data import grouped_split, paper_rows
     from scholarly_nlp.readers import iter_ncg_papers
 
@@ -234,7 +232,6 @@ def main(argv=None) -> dict:
     parser.add_argument("--max-length", type=int, default=512)
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     started = time.perf_counter()
 
     papers = list(iter_ncg_papers(args.data / "nlpcontributiongraph"))

@@ -97,7 +97,7 @@ def train_head(nlp, initial: bytes, groups: dict, csf_docs, data_dir: Path, args
     log = [{"epoch": 0, "loss": None, "dev": dev_map(nlp, csf_docs, data_dir) if select else None}]
     print(json.dumps({"seed": seed, **log[-1]}), flush=True)
     choose_on_dev = select and args.keep == "best"
-    best = (log[0]["dev"]["mean"]["MAP"] if choose_on_dev else 0.0, 0, embedder.model.to_bytes())
+    best = (log[0]["dev"]["mean"]["MAP"], 0, embedder.model.to_bytes()) if choose_on_dev else None
     group_ids = sorted(groups)
     rng = random.Random(seed)
     for epoch in range(1, args.epochs + 1):
@@ -110,9 +110,10 @@ def train_head(nlp, initial: bytes, groups: dict, csf_docs, data_dir: Path, args
             total += losses["aspect_embedder"]
         log.append({"epoch": epoch, "loss": total, "dev": dev_map(nlp, csf_docs, data_dir) if select else None})
         print(json.dumps({"seed": seed, **log[-1]}), flush=True)
-        score = log[-1]["dev"]["mean"]["MAP"] if choose_on_dev else float(epoch)
-        if score > best[0]:
-            best = (score, epoch, embedder.model.to_bytes())
+        if choose_on_dev and log[-1]["dev"]["mean"]["MAP"] > best[0]:
+            best = (log[-1]["dev"]["mean"]["MAP"], epoch, embedder.model.to_bytes())
+    if not choose_on_dev:
+        return log, args.epochs, embedder.model.to_bytes()
     return log, best[1], best[2]
 
 
