@@ -91,3 +91,22 @@ def test_live_doc_stays_cached_and_index_does_not_own_it(papers, nlp):
         index.sentences
     with pytest.raises(ReferenceError):
         paper_index.paragraphs
+
+
+def test_edited_sentences_or_paragraphs_rebuild_the_index(papers, nlp):
+    """The cache key is cheap (one token array), but still sees every edit an index depends on."""
+    doc = paper_to_doc(papers[1], nlp)
+    sentences = list(doc.sents)
+    assert len(sentences) > 3
+    index = SentenceIndex.for_doc(doc)
+    assert SentenceIndex.for_doc(doc) is index
+    doc[sentences[2].start].is_sent_start = False  # merge the third sentence into the second
+    rebuilt = SentenceIndex.for_doc(doc)
+    assert rebuilt is not index and len(rebuilt) == len(sentences) - 1
+    assert SentenceIndex.for_doc(doc) is rebuilt
+
+    paper_index = PaperIndex.for_doc(doc)
+    paragraphs = list(doc.spans["paragraphs"])
+    doc.spans["paragraphs"] = paragraphs[:-1]
+    assert PaperIndex.for_doc(doc) is not paper_index
+    assert SentenceIndex.for_doc(doc) is rebuilt  # paragraphs are not the sentence index's business

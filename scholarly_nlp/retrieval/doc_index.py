@@ -15,6 +15,7 @@ import hashlib
 import weakref
 from typing import ClassVar, Iterable, Optional, TypeVar
 
+from spacy.attrs import ORTH, SENT_START, SPACY
 from spacy.tokens import Doc, Span
 
 Index = TypeVar("Index", bound="DocIndex")
@@ -46,14 +47,13 @@ class DocIndex:
     def doc_key(cls, doc: Doc) -> str:
         """What the index depends on, as a digest; a different key means a stale index.
 
-        The default covers the text and the sentence starts.
+        The default covers the text (each token's orth and trailing space) and the sentence
+        starts, read as one C-level array: linkers ask for the index of the same Doc once per
+        query, and building ``doc.text`` or walking ``doc.sents`` each time made that lookup
+        cost as much as the query itself.
         """
-        digest = hashlib.blake2b(digest_size=16)
-        digest.update(doc.text.encode("utf-8", "surrogatepass"))
-        if doc.has_annotation("SENT_START"):
-            for sent in doc.sents:
-                digest.update(f"|{sent.start}".encode())
-        return digest.hexdigest()
+        columns = doc.to_array([ORTH, SPACY, SENT_START])
+        return hashlib.blake2b(columns.tobytes(), digest_size=16).hexdigest()
 
     @property
     def doc(self) -> Optional[Doc]:
