@@ -164,6 +164,8 @@ def compare(rows: list[dict], baseline: list[dict], k: int = 3, weight: float = 
 
     a, b = per_citance_f1(rows, k, weight), per_citance_f1(baseline, k, weight)
     keys = sorted(set(a) & set(b))
+    if not keys:
+        raise SystemExit("--versus: the two result sets score no citance in common")
     result = paired_bootstrap([a[key] for key in keys], [b[key] for key in keys])
     return {"k": k, "weight": weight, "n_citances": len(keys), "mean_f1": sum(a[key] for key in keys) / len(keys),
             "baseline_mean_f1": sum(b[key] for key in keys) / len(keys), **result}
