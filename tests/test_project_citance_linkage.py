@@ -187,8 +187,8 @@ def test_smoke_workflow(tmp_path):
         pytest.skip("the citance_linker / citance_facet_classifier components are not installed")
     data = shared("clscisumm")
     project = copy_project(tmp_path)
-    proc = run([sys.executable, "-m", "weasel", "run", "smoke", str(project), f"--vars.clscisumm_dir={data}"],
-               cwd=tmp_path, timeout=1200)
+    proc = run([sys.executable, "-m", "weasel", "run", "smoke", str(project), f"--vars.clscisumm_dir={data}",
+                f"--vars.benchmarks={REPO / 'benchmarks'}"], cwd=tmp_path, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     metrics = json.loads((project / "smoke" / "metrics" / "clscisumm.json").read_text())
     for key in ("task1a_precision", "task1a_recall", "task1a_f1", "task1b_f1"):
@@ -199,3 +199,11 @@ def test_smoke_workflow(tmp_path):
     for paper in split["dev_papers"]:
         rows = read_task1_rows(project / "smoke" / "output" / f"{paper}.csv")
         assert rows and all(official_reference_text_ok(r["Reference Text"]) for r in rows)
+
+    # smoke-cv: one fold trained (LoRA weights move, tested in test_citance_linker_cv), one
+    # zero-shot, paired over the same citances of the same held-out papers
+    report = json.loads((project / "smoke" / "metrics" / "cv_linker_report.json").read_text())
+    trained = json.loads((project / "smoke" / "metrics" / "cv_linker.json").read_text())
+    assert trained["meta"][0]["steps"] == 2 and trained["meta"][0]["overrides"]["components.citance_linker.model.lora_rank"] == 16
+    assert report["n_citances"] > 0 and report["versus"]["fixed"]["n_citances"] == report["n_citances"]
+    assert 0.0 <= report["versus"]["fixed"]["mean_f1"] <= 1.0
