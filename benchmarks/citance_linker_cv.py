@@ -127,17 +127,22 @@ def score_citances(nlp, docs: list) -> list[dict]:
     return rows
 
 
+def chosen_sids(row: dict, k: int, weight: float, use_ce: bool = True) -> set:
+    """The ``k`` sids a setting answers for one scored citance (ties keep BM25 order)."""
+    from scholarly_citance_linker.candidates import fuse
+
+    final = fuse(row["ce"], row["bm25"], weight) if use_ce else row["bm25"]
+    order = sorted(range(len(final)), key=lambda j: (-final[j], j))
+    return {row["cand"][j] for j in order[:k]}
+
+
 def evaluate_rows(rows: list[dict], k: int, weight: float, use_ce: bool = True) -> dict:
     """Task 1A micro P/R/F1 (keyed per citance) of one setting over scored citances."""
-    from scholarly_citance_linker.candidates import fuse
     from scholarly_nlp.metrics import prf
 
     tp = fp = fn = 0
     for row in rows:
-        final = fuse(row["ce"], row["bm25"], weight) if use_ce else row["bm25"]
-        order = sorted(range(len(final)), key=lambda j: (-final[j], j))
-        chosen = {row["cand"][j] for j in order[:k]}
-        gold = set(row["gold"])
+        chosen, gold = chosen_sids(row, k, weight, use_ce), set(row["gold"])
         tp += len(chosen & gold)
         fp += len(chosen - gold)
         fn += len(gold - chosen)
@@ -146,15 +151,10 @@ def evaluate_rows(rows: list[dict], k: int, weight: float, use_ce: bool = True) 
 
 def per_citance_f1(rows: list[dict], k: int, weight: float) -> dict:
     """(paper, citance id) -> the citance's own Task 1A F1 at one setting (the README's "per citance")."""
-    from scholarly_citance_linker.candidates import fuse
-
     out = {}
     for row in rows:
-        final = fuse(row["ce"], row["bm25"], weight)
-        order = sorted(range(len(final)), key=lambda j: (-final[j], j))
-        chosen, gold = {row["cand"][j] for j in order[:k]}, set(row["gold"])
-        hits = len(chosen & gold)
-        out[(row["rp"], row["id"])] = 2 * hits / (len(chosen) + len(gold)) if chosen or gold else 0.0
+        chosen, gold = chosen_sids(row, k, weight), set(row["gold"])
+        out[(row["rp"], row["id"])] = 2 * len(chosen & gold) / (len(chosen) + len(gold)) if chosen or gold else 0.0
     return out
 
 
