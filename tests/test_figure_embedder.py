@@ -25,7 +25,9 @@ from scholarly_figure_embedder.evaluation import (
     evaluate_embedder,
     figure_pool,
     recommendation,
+    tune_hybrid_weight,
     tune_threshold,
+    WEIGHT_GRID,
 )
 from scholarly_figure_embedder.features import make_batch
 from scholarly_figure_embedder.images import load_figure_image
@@ -490,6 +492,21 @@ def test_tune_threshold_and_accuracy_hand_computed():
     assert tune_threshold(numpy.array([]), numpy.array([])) is None
 
 
+def test_hybrid_weight_is_the_blend_that_separates_the_tuning_pairs():
+    labels = numpy.array([1, 1, 0, 0])
+    # TF-IDF alone mixes up pairs 1 and 2, the embedding alone pairs 0 and 3; their mean ranks all four right
+    scores = {"tfidf": numpy.array([0.9, 0.2, 0.3, 0.1]), "embedding": numpy.array([0.3, 0.9, 0.1, 0.4])}
+    weight = tune_hybrid_weight(scores, labels)
+    blended = (1 - weight) * scores["tfidf"] + weight * scores["embedding"]
+    assert accuracy(blended, labels, tune_threshold(blended, labels)) == 1.0
+    assert weight == pytest.approx(0.2)  # the smallest weight of the grid that separates them: 0.1 does not
+    assert accuracy(scores["tfidf"], labels, tune_threshold(scores["tfidf"], labels)) == 0.75
+    # a signal that is already perfect keeps the smaller weight (ties go to TF-IDF alone)
+    assert tune_hybrid_weight({"tfidf": numpy.array([0.9, 0.8, 0.1, 0.2]), "embedding": scores["embedding"]},
+                              labels) == 0.0
+    assert tune_hybrid_weight({"tfidf": numpy.array([]), "embedding": numpy.array([])}, numpy.array([])) is None
+
+
 def test_pair_sets_are_balanced_and_labelled_right():
     pool = [Candidate(p, str(i), "x", None) for i, p in enumerate(["a", "a", "b", "b", "c", "d"])]
     table = RelationTable([("a", "b", "cites"), ("c", "d", "co_citing")])
@@ -524,8 +541,12 @@ def test_evaluate_embedder_end_to_end(trained_nlp, real_docs, relations):
     report = evaluate_embedder(embedder, dev, test, relations, max_pairs=50)
     assert report["data"]["dev"]["figures_with_image"] > 0
     same = report["pairs"]["same"]
-    for method in ("embedding", "tfidf"):
+    for method in ("embedding", "tfidf", "hybrid"):
         assert 0.0 <= same[method]["accuracy"] <= 1.0 and same[method]["threshold"] is not None
+    assert same["hybrid"]["weight"] in WEIGHT_GRID
+    # the blend is tuned on the dev pairs, so there it is at least as accurate as either signal alone
+    assert same["hybrid"]["dev_accuracy"] >= max(same["embedding"]["dev_accuracy"], same["tfidf"]["dev_accuracy"])
+    assert same["hybrid_vs_tfidf"] is not None
     assert report["pairs"]["citing"]["n_test_pairs"] == 0  # no relation among the test papers
     for relevance in ("same_paper", "same_or_citing"):
         result = report["recommendation"][relevance]

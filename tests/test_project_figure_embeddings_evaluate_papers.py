@@ -100,15 +100,18 @@ def test_evaluate_papers_scores_model_and_tfidf_on_the_same_pairs(tmp_path, tiny
         result = report["pairs"][name]
         assert counts["pairs"][name] == result["n_test_pairs"] > 0
         assert result["n_positive"] == result["n_negative"] == result["n_test_pairs"] // 2
-        assert result["embedding"]["n_pairs"] == result["tfidf"]["n_pairs"] == result["n_test_pairs"]
-        for method in ("embedding", "tfidf"):
+        assert result["embedding"]["n_pairs"] == result["tfidf"]["n_pairs"] == result["hybrid"]["n_pairs"] \
+            == result["n_test_pairs"]
+        for method in ("embedding", "tfidf", "hybrid"):
             assert 0.0 <= result[method]["accuracy"] <= 1.0 and result[method]["threshold"] is not None
             assert 0.0 <= result[method]["auc"] <= 1.0
-        assert result["embedding_vs_tfidf"] is not None
+        assert result["embedding_vs_tfidf"] is not None and result["hybrid_vs_tfidf"] is not None
+        assert result["hybrid"]["weight"] is not None
         pair_rows = [row for row in rows if row["pair_set"] == name]
         assert len(pair_rows) == result["n_test_pairs"]
-        correct = sum(row["embedding_related"] == bool(row["label"]) for row in pair_rows)
-        assert correct / len(pair_rows) == pytest.approx(result["embedding"]["accuracy"])
+        for method in ("embedding", "hybrid"):
+            correct = sum(row[f"{method}_related"] == bool(row["label"]) for row in pair_rows)
+            assert correct / len(pair_rows) == pytest.approx(result[method]["accuracy"])
     citing = {tuple(sorted((row["paper_a"], row["paper_b"]))) for row in rows if row["pair_set"] == "citing"
               and row["label"]}
     assert citing <= CITING and any(pair[0].startswith("C08") for pair in citing)  # PDF pairs among them

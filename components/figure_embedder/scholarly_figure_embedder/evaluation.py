@@ -13,7 +13,11 @@ papers of one split:
 A pair is classified "related" when its similarity exceeds a threshold, chosen to maximise
 accuracy on the validation split's pairs and applied unchanged to the test split. The
 embedding cosine is compared with the TF-IDF cosine of the figures' texts (caption +
-context), each with its own tuned threshold. Balanced sets make chance 0.5.
+context), each with its own tuned threshold, and with ``hybrid``, the similarity the
+component's recommendation uses (:func:`~scholarly_figure_embedder.recommend.blend`:
+``(1 - w) * tfidf + w * embedding``), whose weight ``w`` of :data:`WEIGHT_GRID` is tuned
+with its threshold on the same validation pairs (the best validation accuracy; ties go to the
+smaller weight). Balanced sets make chance 0.5.
 
 **Recommendation.** Each test figure with at least one relevant figure in the test pool is
 a query; the pool (every test figure but the query) is ranked by TF-IDF alone, and by the
@@ -25,7 +29,7 @@ citation-related papers (``same_or_citing``). Precision@3/@5 come from
 relevant figures each query has.
 
 Differences are given with a paired bootstrap (:func:`scholarly_nlp.metrics.paired_bootstrap`)
-over test pairs (``embedding_vs_tfidf``) and test queries (``rerank_vs_tfidf``).
+over test pairs (``embedding_vs_tfidf``, ``hybrid_vs_tfidf``) and test queries (``rerank_vs_tfidf``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from spacy.tokens import Doc
 from scholarly_nlp.metrics import mean_precision_at_k, paired_bootstrap, precision_at_k
 
 from .baselines import TfidfSimilarity
-from .recommend import Candidate, collect_candidates, rerank
+from .recommend import Candidate, blend, collect_candidates, rerank
 from .relations import KINDS, RelationTable
 from .scoring import roc_auc
 
@@ -47,8 +51,9 @@ K_VALUES = (3, 5)
 WEIGHT_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 __all__ = ["PairSet", "accuracy", "build_pair_sets", "compare_on_pairs", "embedder_pool", "evaluate_embedder",
-           "figure_pool", "pair_auc", "pair_classification", "pool_counts", "recommendation", "tune_threshold"]
-METHODS = ("embedding", "tfidf")
+           "figure_pool", "pair_auc", "pair_classification", "pool_counts", "recommendation", "tune_hybrid_weight",
+           "tune_threshold"]
+METHODS = ("embedding", "tfidf", "hybrid")
 
 
 @dataclass
@@ -195,30 +200,53 @@ def _significance(a: Optional[numpy.ndarray], b: Optional[numpy.ndarray], seed: 
 
 
 def pair_scores(pool: Sequence[Candidate], pairs: PairSet) -> dict[str, numpy.ndarray]:
-    """Per method of :data:`METHODS`, the similarity of each pair of ``pairs``."""
+    """The embedding and TF-IDF similarity of each pair of ``pairs`` (``hybrid`` blends them)."""
     return {"embedding": embedding_pair_scores(pool, pairs), "tfidf": tfidf_pair_scores(pool, pairs)}
+
+
+def tune_hybrid_weight(scores: dict[str, numpy.ndarray], labels: numpy.ndarray) -> Optional[float]:
+    """The weight of :data:`WEIGHT_GRID` whose blend of ``scores["tfidf"]`` and
+    ``scores["embedding"]`` classifies ``labels`` best at its own tuned threshold (ties: the
+    smaller weight); None when there is no pair."""
+    if not len(labels):
+        return None
+    best, best_accuracy = None, -1.0
+    for weight in WEIGHT_GRID:
+        blended = blend(scores["tfidf"], scores["embedding"], weight)
+        value = accuracy(blended, labels, tune_threshold(blended, labels))
+        if value > best_accuracy:
+            best, best_accuracy = weight, value
+    return best
 
 
 def compare_on_pairs(dev_pool: Sequence[Candidate], dev: PairSet, test_pool: Sequence[Candidate], test: PairSet,
                      seed: int = 0) -> tuple[dict[str, Any], dict[str, numpy.ndarray]]:
-    """One pair set's report (each method's threshold tuned on ``dev``, accuracy on ``test``; the
-    paired bootstrap ``embedding_vs_tfidf``) and each method's scores of the ``test`` pairs."""
+    """One pair set's report (each method of :data:`METHODS` tuned on ``dev``, its accuracy on
+    ``test``; the paired bootstraps ``embedding_vs_tfidf`` and ``hybrid_vs_tfidf``) and each
+    method's scores of the ``test`` pairs."""
     dev_scores, test_scores = pair_scores(dev_pool, dev), pair_scores(test_pool, test)
+    weight = tune_hybrid_weight(dev_scores, dev.labels)
+    for scores in (dev_scores, test_scores):
+        scores["hybrid"] = blend(scores["tfidf"], scores["embedding"], weight if weight is not None else 0.0)
     report: dict[str, Any] = {"n_dev_pairs": len(dev), "n_test_pairs": len(test)}
     correct = {}
     for method in METHODS:
         report[method], correct[method] = _method_report(dev_scores[method], dev.labels, test_scores[method],
                                                          test.labels)
+    report["hybrid"]["weight"] = weight
     report["embedding_vs_tfidf"] = _significance(correct["embedding"], correct["tfidf"], seed)
+    report["hybrid_vs_tfidf"] = _significance(correct["hybrid"], correct["tfidf"], seed)
     return report, test_scores
 
 
 def pair_classification(dev_pool: Sequence[Candidate], test_pool: Sequence[Candidate], relations: RelationTable,
                         related_kinds: Optional[Sequence[str]] = None, max_pairs: int = 2000, seed: int = 0
                         ) -> dict[str, dict[str, Any]]:
-    """Accuracy of the embeddings and of TF-IDF on each pair set (thresholds tuned on the dev pool).
+    """Accuracy of the embeddings, TF-IDF and their blend on each pair set (thresholds and the
+    blend's weight tuned on the dev pool).
 
-    ``embedding_vs_tfidf`` is the paired bootstrap of per-pair correctness on the test pairs.
+    ``embedding_vs_tfidf`` and ``hybrid_vs_tfidf`` are paired bootstraps of per-pair correctness
+    on the test pairs.
     """
     dev_sets = build_pair_sets(dev_pool, relations, related_kinds, max_pairs, seed)
     test_sets = build_pair_sets(test_pool, relations, related_kinds, max_pairs, seed + 1)

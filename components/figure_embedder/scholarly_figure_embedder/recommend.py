@@ -53,6 +53,12 @@ def collect_candidates(docs: Iterable[Doc], include_tables: bool = False, window
     return found
 
 
+def blend(tfidf: Any, embedding: Any, weight: float) -> Any:
+    """The component's figure similarity: ``(1 - weight) * tfidf + weight * embedding`` cosine
+    (scalars or arrays); weight 0 is TF-IDF alone, 1 the embeddings alone."""
+    return (1.0 - weight) * tfidf + weight * embedding
+
+
 def rerank(tfidf: numpy.ndarray, query_vector: Optional[numpy.ndarray], candidates: Sequence[Candidate], k: int,
            weight: float = DEFAULT_WEIGHT, n_candidates: int = DEFAULT_CANDIDATES,
            exclude: Optional[set[int]] = None) -> list[tuple[int, float]]:
@@ -60,8 +66,7 @@ def rerank(tfidf: numpy.ndarray, query_vector: Optional[numpy.ndarray], candidat
     if k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     retrieved = top_indices(tfidf, n_candidates, exclude)
-    scored = [(i, float((1.0 - weight) * tfidf[i] + weight * _cosine(query_vector, candidates[i].vector)))
-              for i in retrieved]
+    scored = [(i, float(blend(tfidf[i], _cosine(query_vector, candidates[i].vector), weight))) for i in retrieved]
     order = sorted(range(len(scored)), key=lambda r: (-scored[r][1], r))
     return [scored[r] for r in order[:k]]
 

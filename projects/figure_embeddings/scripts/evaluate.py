@@ -45,6 +45,10 @@ def pair_lines(pairs: dict) -> list[str]:
         emb, tfidf = result["embedding"]["accuracy"], result["tfidf"]["accuracy"]
         lines.append(f"{name}: accuracy embedding {_fmt(emb)} vs tfidf {_fmt(tfidf)} "
                      f"({result['n_test_pairs']} test / {result['n_dev_pairs']} dev pairs){_test(result['embedding_vs_tfidf'])}")
+        hybrid = result.get("hybrid")
+        if hybrid:
+            lines.append(f"  hybrid (weight {hybrid.get('weight')}): accuracy {_fmt(hybrid['accuracy'])} vs tfidf"
+                         f"{_test(result.get('hybrid_vs_tfidf'))}")
     return lines
 
 
