@@ -494,7 +494,7 @@ def test_tune_threshold_and_accuracy_hand_computed():
 
 def test_hybrid_weight_is_the_blend_that_separates_the_tuning_pairs():
     labels = numpy.array([1, 1, 0, 0])
-    # TF-IDF alone mixes up pairs 1 and 2, the embedding alone pairs 0 and 3; their mean ranks all four right
+    # TF-IDF alone mixes up pairs 1 and 2, the embedding alone pairs 0 and 3; a blend ranks all four right
     scores = {"tfidf": numpy.array([0.9, 0.2, 0.3, 0.1]), "embedding": numpy.array([0.3, 0.9, 0.1, 0.4])}
     weight = tune_hybrid_weight(scores, labels)
     blended = (1 - weight) * scores["tfidf"] + weight * scores["embedding"]
