@@ -91,13 +91,15 @@ def test_smoke_workflow(gold_path, tei_dir, tmp_path):
     project = tmp_path / "contribution_linker"
     shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns(*OUTPUTS))
     proc = run([sys.executable, "-m", "weasel", "run", "smoke", str(project),
-                f"--vars.ncg_dir={shared('nlpcontributiongraph')}", f"--vars.tei_dir={tei_dir}", f"--vars.gold={gold_path}"],
+                f"--vars.ncg_dir={shared('nlpcontributiongraph')}", f"--vars.tei_dir={tei_dir}", f"--vars.gold={gold_path}",
+                f"--vars.pdf_dir={shared('pdfs', 'acl')}"],
                cwd=tmp_path, timeout=1500)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     summary = json.loads((project / "smoke" / "corpus" / "summary.json").read_text())
     assert summary["ncg_train_papers"] > 0 and summary["ncg_dev_papers"] > 0 and summary["silver_pairs"] > 0
     gold_ids = {json.loads(line)["paper_id"] for line in gold_path.read_text().splitlines() if line.strip()}
     assert set(summary["held_out_gold_papers"]) == gold_ids  # evaluation papers never mined for silver pairs
+    assert summary["pdf_papers"] == 4  # smoke mines the first 4 ACL PDFs too
     for name in ("contributions.json", "contributions_zero_shot.json"):
         metrics = json.loads((project / "smoke" / "metrics" / name).read_text())
         assert metrics["n_queries"] == 68 and metrics["n_unmatched_sentence"] == 0 and metrics["failed"] == []
@@ -105,3 +107,30 @@ def test_smoke_workflow(gold_path, tei_dir, tmp_path):
         assert metrics["baselines"]["bm25"]["hit_at_5"] > metrics["baselines"]["random_expected"]["hit_at_5"]
     predictions = (project / "smoke" / "output" / "predictions.jsonl").read_text().splitlines()
     assert len(predictions) == 68
+
+
+def test_preprocess_mines_pdfs_for_training_only_silver_pairs(gold_path, tei_dir, tmp_path):
+    """PDF papers with section pointers add silver pairs to the training split only; a PDF
+    that cannot be read is reported with its reason and the rest goes on."""
+    pdfs = tmp_path / "pdfs"
+    pdfs.mkdir()
+    for name in ("P01-1027.pdf", "P10-2066.pdf", "C02-1164.pdf"):  # one pointer each; the last needs OCR
+        (pdfs / name).symlink_to(shared("pdfs", "acl", name))
+    sys.path.insert(0, str(PROJECT / "scripts"))
+    try:
+        from preprocess import silver_corpora
+    finally:
+        sys.path.remove(str(PROJECT / "scripts"))
+    nlp = scholarly_nlp.blank()
+    without = silver_corpora(tei_dir, gold_path, tmp_path / "tei_only", nlp, 0.2, 0, 12)
+    counts = silver_corpora(tei_dir, gold_path, tmp_path / "with_pdfs", nlp, 0.2, 0, 12, pdfs)
+    assert counts["pdf_papers"] == 3 and counts["pdf_silver_papers"] == 2 and counts["pdf_silver_pairs"] == 2
+    assert len(counts["pdf_failed"]) == 1 and counts["pdf_failed"][0].startswith("C02-1164.pdf: ")
+    assert "OCR" in counts["pdf_failed"][0]
+    trained = list(scholarly_nlp.load_docbin(tmp_path / "with_pdfs" / "silver_train.spacy"))
+    dev_with = list(scholarly_nlp.load_docbin(tmp_path / "with_pdfs" / "silver_dev.spacy"))
+    dev_without = list(scholarly_nlp.load_docbin(tmp_path / "tei_only" / "silver_dev.spacy"))
+    assert [d.text for d in dev_with] == [d.text for d in dev_without]  # selection pairs unchanged
+    pointers = [pair["sentence"] for d in trained[-2:] for pair in d._.contribution_pairs]
+    assert len(pointers) == 2 and all("Section" in sentence for sentence in pointers)
+    assert len(trained) == without["silver_papers"] - len(dev_without) + 2

@@ -9,11 +9,15 @@
   (``scholarly_contribution_linker.silver.silver_pairs``) in ``doc._.contribution_pairs``,
   for the optional fine-tuning of the linker. The papers named in the gold file are left
   out, so the evaluation papers are never trained on. Papers without a pair are dropped.
+  With ``--pdf-dir``, the PDFs there (read by the built-in PDF reader) are mined the same way
+  and their papers go to ``silver_train.spacy`` only: ``silver_dev.spacy``, on which
+  ``spacy train`` picks its best model, stays the TEI papers' split, so runs with and without
+  the PDFs are selected on the same pairs.
 
 A folder or TEI file that cannot be read is reported and the rest goes on.
 
     python scripts/preprocess.py --ncg-dir DIR --tei-dir DIR --gold FILE --out corpus
-        [--dev-fraction 0.2] [--seed 0] [--ncg-limit N] [--tei-limit N]
+        [--pdf-dir DIR] [--dev-fraction 0.2] [--seed 0] [--ncg-limit N] [--tei-limit N] [--pdf-limit N]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import random
 import sys
 import warnings
 from pathlib import Path
+from typing import Optional
 
 import scholarly_nlp
 from scholarly_contribution_detector.data import grouped_split
@@ -45,15 +50,12 @@ def detector_corpora(ncg_dir: Path, out: Path, nlp, dev_fraction: float, seed: i
             "ncg_dev_ids": sorted(p.paper_id for p in dev)}
 
 
-def silver_corpora(tei_dir: Path, gold: Path, out: Path, nlp, dev_fraction: float, seed: int, limit: int) -> dict:
-    """TEI papers with silver pairs, gold papers excluded, split by paper; returns counts."""
+def mine_silver(paths: list[Path], nlp, failed: list[str]) -> list:
+    """The Docs of ``paths`` that have silver pairs (in ``doc._.contribution_pairs``); a file
+    that cannot be read is appended to ``failed`` with the reason and the rest goes on."""
     from scholarly_contribution_linker.silver import silver_pairs
 
-    held_out = {item.paper_id for item in read_contribution_gold(gold)} if gold.exists() else set()
-    paths = sorted(p for p in tei_dir.glob("*.tei.xml") if p.name[: -len(".tei.xml")] not in held_out)
-    if limit:
-        paths = paths[:limit]
-    docs, failed = [], []
+    docs = []
     for path in paths:
         try:
             with warnings.catch_warnings():
@@ -66,14 +68,34 @@ def silver_corpora(tei_dir: Path, gold: Path, out: Path, nlp, dev_fraction: floa
         if pairs:
             doc._.contribution_pairs = pairs
             docs.append(doc)
+    return docs
+
+
+def silver_corpora(tei_dir: Path, gold: Path, out: Path, nlp, dev_fraction: float, seed: int, limit: int,
+                   pdf_dir: Optional[Path] = None, pdf_limit: int = 0) -> dict:
+    """TEI papers with silver pairs, gold papers excluded, split by paper (the PDFs of
+    ``pdf_dir``, when given, go to the training split only); returns counts."""
+    held_out = {item.paper_id for item in read_contribution_gold(gold)} if gold.exists() else set()
+    paths = sorted(p for p in tei_dir.glob("*.tei.xml") if p.name[: -len(".tei.xml")] not in held_out)
+    if limit:
+        paths = paths[:limit]
+    failed: list[str] = []
+    docs = mine_silver(paths, nlp, failed)
     random.Random(seed).shuffle(docs)
     n_dev = max(1, round(dev_fraction * len(docs))) if len(docs) > 1 else 0
-    scholarly_nlp.save_docbin(docs[n_dev:], out / "silver_train.spacy")
+    pdf_paths = sorted(p for p in pdf_dir.glob("*.pdf") if p.stem not in held_out) if pdf_dir else []
+    if pdf_limit:
+        pdf_paths = pdf_paths[:pdf_limit]
+    pdf_failed: list[str] = []
+    pdf_docs = mine_silver(pdf_paths, nlp, pdf_failed)
+    scholarly_nlp.save_docbin(docs[n_dev:] + pdf_docs, out / "silver_train.spacy")
     scholarly_nlp.save_docbin(docs[:n_dev], out / "silver_dev.spacy")
-    for line in failed:
+    for line in failed + pdf_failed:
         print(f"failed: {line}", file=sys.stderr)
     return {"tei_papers": len(paths), "silver_papers": len(docs),
             "silver_pairs": sum(len(d._.contribution_pairs) for d in docs), "tei_failed": failed,
+            "pdf_papers": len(pdf_paths), "pdf_silver_papers": len(pdf_docs),
+            "pdf_silver_pairs": sum(len(d._.contribution_pairs) for d in pdf_docs), "pdf_failed": pdf_failed,
             "held_out_gold_papers": sorted(held_out)}
 
 
@@ -87,6 +109,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ncg-limit", type=int, default=0)
     parser.add_argument("--tei-limit", type=int, default=0)
+    parser.add_argument("--pdf-dir", default="", help="PDFs mined for training-only silver pairs ('' for none)")
+    parser.add_argument("--pdf-limit", type=int, default=0)
     args = parser.parse_args()
 
     import importlib
@@ -96,7 +120,11 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     nlp = scholarly_nlp.blank()
     summary = detector_corpora(args.ncg_dir, args.out, nlp, args.dev_fraction, args.seed, args.ncg_limit)
-    summary.update(silver_corpora(args.tei_dir, args.gold, args.out, nlp, args.dev_fraction, args.seed, args.tei_limit))
+    pdf_dir = Path(args.pdf_dir) if args.pdf_dir.strip() else None
+    if pdf_dir is not None and not pdf_dir.is_dir():
+        sys.exit(f"error: --pdf-dir {pdf_dir} is not a folder")
+    summary.update(silver_corpora(args.tei_dir, args.gold, args.out, nlp, args.dev_fraction, args.seed,
+                                  args.tei_limit, pdf_dir, args.pdf_limit))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps({k: v for k, v in summary.items() if not isinstance(v, list)}))
 
