@@ -14,7 +14,7 @@
   ``spacy train`` picks its best model, stays the TEI papers' split, so runs with and without
   the PDFs are selected on the same pairs.
 
-A folder or TEI file that cannot be read is reported and the rest goes on.
+A folder, TEI file or PDF that cannot be read is reported and the rest goes on.
 
     python scripts/preprocess.py --ncg-dir DIR --tei-dir DIR --gold FILE --out corpus
         [--pdf-dir DIR] [--dev-fraction 0.2] [--seed 0] [--ncg-limit N] [--tei-limit N] [--pdf-limit N]
@@ -112,6 +112,9 @@ def main() -> None:
     parser.add_argument("--pdf-dir", default="", help="PDFs mined for training-only silver pairs ('' for none)")
     parser.add_argument("--pdf-limit", type=int, default=0)
     args = parser.parse_args()
+    pdf_dir = Path(args.pdf_dir) if args.pdf_dir.strip() else None
+    if pdf_dir is not None and not pdf_dir.is_dir():  # before any paper is read
+        sys.exit(f"error: --pdf-dir {pdf_dir} is not a folder")
 
     import importlib
 
@@ -120,9 +123,6 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     nlp = scholarly_nlp.blank()
     summary = detector_corpora(args.ncg_dir, args.out, nlp, args.dev_fraction, args.seed, args.ncg_limit)
-    pdf_dir = Path(args.pdf_dir) if args.pdf_dir.strip() else None
-    if pdf_dir is not None and not pdf_dir.is_dir():
-        sys.exit(f"error: --pdf-dir {pdf_dir} is not a folder")
     summary.update(silver_corpora(args.tei_dir, args.gold, args.out, nlp, args.dev_fraction, args.seed,
                                   args.tei_limit, pdf_dir, args.pdf_limit))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
