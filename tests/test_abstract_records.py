@@ -74,6 +74,17 @@ def test_csabstruct_train_and_dev():
     assert {r for rec in train for r in rec.roles} == set(ROLES)
 
 
+def test_csabstruct_ids_tell_the_abstracts_apart(tmp_path):
+    # The published splits give every abstract the id 0: records fall back to line numbers.
+    dev = read_csabstruct(shared("csabstruct", "dev.jsonl"))
+    assert len({r.paper_id for r in dev}) == len(dev)
+    assert (dev[0].paper_id, dev[-1].paper_id) == ("line 1", f"line {len(dev)}")
+    path = tmp_path / "distinct.jsonl"
+    path.write_text('{"abstract_id": 7, "sentences": ["A."], "labels": ["method"]}\n\n'
+                    '{"abstract_id": "x9", "sentences": ["B."], "labels": ["result"]}\n', encoding="utf-8")
+    assert [r.paper_id for r in read_csabstruct(path)] == ["7", "x9"]
+
+
 @pytest.mark.parametrize("line, reason", [
     ('{"paper_id": "1", "abstract": ["A."], ', "line 2 is not valid JSON"),
     ('{"paper_id": "1", "abstract": ["A.", "B."], "pred_labels": ["method_label"]}', "line 2: 1 labels for 2 sentences"),

@@ -97,16 +97,22 @@ def read_csfcube_abstracts(path: PathLike) -> list[AbstractRecord]:
 def read_csabstruct(path: PathLike) -> list[AbstractRecord]:
     """Read a CSAbstruct split (``train.jsonl``/``dev.jsonl``): abstract_id, sentences, labels.
 
-    CSAbstruct has no titles; ``paper_id`` is the ``abstract_id`` as a string.
+    CSAbstruct has no titles. ``paper_id`` is the ``abstract_id`` as a string when the file's
+    ids are distinct; the published splits set every ``abstract_id`` to 0, so there (and for
+    lines without one) it is ``"line N"``, the record's 1-based line number, which tells the
+    abstracts apart in predictions.
     """
-    records = []
+    rows = []
     for lineno, obj in _jsonl_objects(path):
         if "sentences" not in obj:
             raise MalformedInputError(path, f"line {lineno} lacks 'sentences'")
         sentences = _sentences(path, lineno, obj["sentences"], "sentences")
         roles = _check_roles(path, lineno, sentences, obj.get("labels"))
-        records.append(AbstractRecord(str(obj.get("abstract_id", lineno)), "", sentences, roles))
-    return records
+        rows.append((lineno, obj.get("abstract_id"), sentences, roles))
+    ids = [abstract_id for _, abstract_id, _, _ in rows]
+    distinct = None not in ids and len(set(map(str, ids))) == len(ids)
+    return [AbstractRecord(str(abstract_id) if distinct else f"line {lineno}", "", sentences, roles)
+            for lineno, abstract_id, sentences, roles in rows]
 
 
 def abstract_paper(record: AbstractRecord) -> Paper:
