@@ -370,3 +370,62 @@ def test_an_unlabelled_abstract_with_its_own_leading_is_the_abstract_not_the_aff
     assert abstract.startswith("A central paradigm in conservation biology")
     assert abstract.endswith("genetic diversity.")
     assert "Bielefeld" not in abstract
+
+
+def tei_abstract(name: str) -> str:
+    """GROBID's abstract of one pair, whitespace-normalised."""
+    tei = etree.parse(str(PAIRS / f"{name}.tei.xml"))
+    return " ".join("".join(tei.find(".//t:teiHeader//t:abstract", TEI_NS).itertext()).split())
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_double_spaced_manuscript_keeps_its_paragraphs_whole():
+    """An APA manuscript is double-spaced throughout (lines 2.4 sizes apart): its abstract is
+    one paragraph, GROBID's, not one per line; the keywords under it are not abstract; the
+    title printed again over the introduction is no section; a body line that starts a
+    sentence flush left stays in its paragraph."""
+    paper = read_pair(PAIRS / "upmchk_paper5.pdf")
+    abstracts = paper.blocks_of("abstract")
+    assert len(abstracts) == 1
+    assert tokens(abstracts[0].text) == tokens(tei_abstract("upmchk_paper5"))
+    heads = [s.title for s in paper.sections]
+    assert heads[0] == "Introduction - What is open science?" and not any(h.startswith("Opening open") for h in heads)
+    first = paper.blocks_of("paragraph")[0].text
+    assert first.startswith("In recent years") and "Parsons et al. (2022) refer to open science" in first
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize("name, keywords", [
+    ("upmchk_paper9", "Index Terms"),  # IEEE: index terms right under the abstract, same block
+    ("maxtwer_paper5", "Index Terms"),
+    ("yimin_ai_pain_medicine", "Keywords"),
+])
+def test_keywords_in_the_abstracts_block_end_the_abstract(name, keywords):
+    paper = read_pair(PAIRS / f"{name}.pdf")
+    abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
+    assert abstract and keywords not in abstract
+    assert tokens(abstract)[:4] == tokens(tei_abstract(name))[:4]  # the first words are not lost
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_running_head_repeating_the_title_does_not_break_a_paragraph():
+    """Springer's LNCS prints the title over odd pages: the sentence that runs on over the
+    page break stays one paragraph, without the running head or the page number."""
+    paper = read_pair(PAIRS / "grobidmonkey_example.pdf")
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    assert not any(p.startswith("Influential Node Detection") for p in paragraphs)
+    assert any("as those models can only treat individuals as nodes and interactions as edges" in p
+               for p in paragraphs)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize("name, opening", [
+    ("upmchk_paper7", "Software plays a central role"),  # IEEE's "Abstract—Software plays"
+    ("mauricio_CSRAUCL", "Learning-based modeling and control"),
+    ("mauricio_DLVGP", "In this paper, we review"),
+])
+def test_a_run_in_abstract_label_glued_to_the_first_word_keeps_that_word(name, opening):
+    paper = read_pair(PAIRS / f"{name}.pdf")
+    abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
+    assert abstract.startswith(opening)
+    assert tokens(abstract)[:5] == tokens(tei_abstract(name))[:5]

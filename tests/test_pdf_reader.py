@@ -438,3 +438,19 @@ def test_a_lead_in_line_in_another_font_is_no_heading():
     titles = [s.title for s in paper.sections]
     assert "Local Features" in titles
     assert not any(t.startswith(("The local feature groups", "The McCann family")) for t in titles)
+
+
+def test_line_after_chars_cuts_a_run_in_label_off_even_inside_a_word():
+    from scholarly_nlp.readers.pdf.model import Line, Word
+
+    words = [Word("Abstract\u2014This", 10.0, 0.0, 80.0, 10.0, 10.0, 10.0, index=0, sup=-1),
+             Word("paper1", 84.0, 0.0, 114.0, 10.0, 10.0, 10.0, index=14, sup=5)]
+    line = Line(words, page=0, bold=False, font="F", last_font="F", size=10.0)
+    line.band, line.role = 2, ""
+    rest = line.after_chars(len("Abstract\u2014"))
+    assert rest.text == "This paper1" and rest.x0 == pytest.approx(10.0 + 70.0 * 9 / 13)
+    assert (rest.words[0].index, rest.band, rest.words[1].sup) == (9, 2, 5)
+    assert line.text == "Abstract\u2014This paper1"  # the original is not changed
+    assert line.after_chars(len("Abstract\u2014This")).text == "paper1"
+    assert line.after_chars(0).text == line.text
+    assert line.after_chars(19) is None

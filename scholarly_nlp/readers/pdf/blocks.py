@@ -50,8 +50,9 @@ def _starts_block(block: VBlock, line: Line, stats: Stats, page: Page) -> bool:
     if abs(prev.size - line.size) > 0.07 * size:
         return True
     # a change of weight ends a heading, but a caption's bold title flows on into its text
+    # (a bold line after a caption's text is a heading under it)
     weight_change = prev.bold != line.bold and len(prev.text) > 1 and len(line.text) > 1
-    if weight_change and caption_match(block.lines[0].text) is None:
+    if weight_change and (line.bold or caption_match(block.lines[0].text) is None):
         return True
     if line.x0 > prev.x1 or line.x1 < prev.x0:
         return True

@@ -49,6 +49,15 @@ _FOOTNOTE_MARK_RE = re.compile(r"^(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]{1,3})\s
 _FORMULA_SIGN_RE = re.compile(r"[=+<>^_\\|\u2211\u220f\u222b\u2264\u2265]")
 _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
+_NOT_ALNUM_RE = re.compile(r"[\W_]+")
+
+
+def _folded(text: str) -> str:
+    """``text`` lower-cased with everything but letters and digits removed (line breaks and
+    hyphenation do not change it)."""
+    return _NOT_ALNUM_RE.sub("", text.lower())
+
+
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
 _FIRST_SECTION_NAMES = re.compile(
     r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
@@ -197,9 +206,27 @@ class Classifier:
             lines = [l for l in block.lines if not l.role]
             if len(lines) != len(block.lines):
                 self.interrupted = True
+            lines = lines[self._repeated_title_lines(lines, block.page):]
             if lines:
                 self._take(VBlock(lines, block.page))
         return self.units + self.footnotes
+
+    def _repeated_title_lines(self, lines: list[Line], page: int) -> int:
+        """How many of ``lines`` open with the paper's title printed again after the first
+        page (a manuscript repeats it above its introduction); 0 when they do not."""
+        if not self.title or page <= self.first_page:
+            return 0
+        title = _folded(" ".join(l.text for b in self.title for l in b.lines))
+        if not title:
+            return 0
+        text = ""
+        for count, line in enumerate(lines, start=1):
+            text = _folded(f"{text} {line.text}")
+            if text == title:
+                return count
+            if not title.startswith(text):
+                return 0
+        return 0
 
     # -- states
 
@@ -242,8 +269,8 @@ class Classifier:
         if label is not None:
             self.state = "abstract"
             if label:  # run-in label: "Abstract. We present ..."
-                first, n = block.lines[0], len(label.split())
-                rest = ([first.tail(n)] if n < len(first.words) else []) + block.lines[1:]
+                rest = block.lines[0].after_chars(len("".join(label.split())))
+                rest = ([rest] if rest is not None else []) + block.lines[1:]
                 self._abstract(VBlock(rest, block.page))
             elif len(block.lines) > 1:
                 self._abstract(VBlock(block.lines[1:], block.page))
@@ -281,6 +308,11 @@ class Classifier:
         if self.abstract_size is None:
             self.abstract_size = size
         for lines in self._paragraphs(block):
+            # the keywords end the abstract, also where no wider gap sets them apart from it
+            # (a double-spaced manuscript)
+            if _KEYWORDS_RE.match(lines[0].text):
+                self.state = "post_abstract"
+                return
             self.units.append(Unit("abstract", lines))
 
     def _refs(self, block: VBlock) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 
@@ -79,7 +79,26 @@ class Line:
 
     def tail(self, start: int) -> Line:
         """A copy holding the words from ``start`` on (used to cut a run-in heading off)."""
-        line = Line(self.words[start:], self.page, self.bold, self.font, self.last_font, None, self.size, self.col)
+        return self._with_words(self.words[start:])
+
+    def after_chars(self, count: int) -> Optional[Line]:
+        """A copy without its first ``count`` characters, spaces not counted; None when nothing
+        is left. A word cut in two keeps its rest ("Abstract—This" without the label's
+        9 characters is "This"), its left edge moved in proportion."""
+        for start, word in enumerate(self.words):
+            if count < len(word.text):
+                if not count:
+                    return self.tail(start)
+                x0 = word.x0 + (word.x1 - word.x0) * count / len(word.text)
+                sup = word.sup - count if word.sup >= count else -1
+                rest = replace(word, text=word.text[count:], x0=x0, index=word.index + count, sup=sup)
+                return self._with_words([rest, *self.words[start + 1:]])
+            count -= len(word.text)
+        return None
+
+    def _with_words(self, words: list[Word]) -> Line:
+        """A line of ``words`` with this line's page, weight, fonts, size, column, band and role."""
+        line = Line(words, self.page, self.bold, self.font, self.last_font, None, self.size, self.col)
         line.band, line.role = self.band, self.role
         return line
 

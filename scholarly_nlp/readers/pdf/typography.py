@@ -92,7 +92,8 @@ def doc_stats(pages: list[Page]) -> Stats:
                 and abs(prev.size - body) < 0.5
             ):
                 ratio = (line.base - prev.base) / body
-                if 0.8 < ratio < 2.0:
+                # up to 3: a double-spaced manuscript advances about 2.4 sizes a line
+                if 0.8 < ratio < 3.0:
                     leads[round(ratio * 20) / 20] += 1
     lead = leads.most_common(1)[0][0] if leads else 1.2
     return Stats(body, lead)
