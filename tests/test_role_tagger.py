@@ -287,6 +287,37 @@ def test_roles_corpus_keeps_roles(tmp_path):
         assert [s._.role for s in abstract_sentences(doc)] == record.roles
 
 
+def test_roles_corpus_adds_silver_abstracts_but_none_sharing_a_sentence_with_dev(tmp_path):
+    script = PROJECT / "scripts" / "roles_corpus.py"
+    if not script.exists():
+        pytest.skip("projects/aspect_embedder/scripts/roles_corpus.py not present")
+    import importlib.util
+    import json
+
+    import scholarly_nlp
+    from scholarly_nlp.readers import read_csfcube_abstracts
+
+    spec = importlib.util.spec_from_file_location("roles_corpus", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # Four real CSFCube lines, then a fifth whose abstract carries one real dev sentence.
+    csfcube_lines = shared("csfcube", "abstracts-csfcube-preds.jsonl").read_text().splitlines()[:5]
+    dev = read_csabstruct(shared("csabstruct", "dev.jsonl"))
+    leaking = json.loads(csfcube_lines[4])
+    leaking["abstract"][1] = "  " + dev[10].sentences[2].upper() + " "
+    silver = tmp_path / "silver.jsonl"
+    silver.write_text("\n".join(csfcube_lines[:4] + [json.dumps(leaking)]) + "\n")
+    out = tmp_path / "c.spacy"
+    argv = [str(shared("csabstruct", "train.jsonl")), str(out), "--limit", "2", "--silver", str(silver),
+            "--exclude", str(shared("csabstruct", "dev.jsonl"))]
+    assert module.main(argv) == 0
+    docs = list(scholarly_nlp.load_docbin(out, scholarly_nlp.blank().vocab))
+    gold = read_csabstruct(shared("csabstruct", "train.jsonl"))[:2]
+    expected = [r.roles for r in gold] + [r.roles for r in read_csfcube_abstracts(silver)[:4]]
+    assert [[s._.role for s in abstract_sentences(doc)] for doc in docs] == expected
+    assert any(role == "objective" for roles in expected[2:] for role in roles)
+
+
 def test_init_frozen_transformer_callback(tiny_backbone):
     import scholarly_nlp
     from scholarly_facet_classifier.role_tagger import init_frozen_transformer
