@@ -429,3 +429,17 @@ def test_a_run_in_abstract_label_glued_to_the_first_word_keeps_that_word(name, o
     abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
     assert abstract.startswith(opening)
     assert tokens(abstract)[:5] == tokens(tei_abstract(name))[:5]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_the_copyright_line_ends_the_abstract_and_a_table_of_contents_is_skipped():
+    """An Elsevier review closes its abstract with its copyright line, then prints a table of
+    contents before the introduction: neither is abstract, and the contents' entries are no
+    sections."""
+    paper = read_pair(PAIRS / "tannonk_10.1016_j.rser.2008.09.017.pdf")
+    abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
+    assert abstract.endswith("fuel-cycle-related accidents.")
+    assert "rights reserved" not in abstract and "Contents" not in abstract
+    heads = [s.title for s in paper.sections]
+    assert heads[:3] == ["Introduction", "Land transformation", "Coal"]
+    assert not any(". . ." in h for h in heads)

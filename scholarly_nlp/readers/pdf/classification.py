@@ -59,6 +59,11 @@ def _folded(text: str) -> str:
 
 
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
+# the publisher's copyright line closing an abstract ("© 2008 Elsevier Ltd. All rights reserved.")
+_COPYRIGHT_RE = re.compile(r"^(?:©|\(c\)\s|copyright\b)|\ball rights reserved\.?$", re.IGNORECASE)
+# a table of contents: its label, and entries that run on in dot leaders to a page number
+_CONTENTS_RE = re.compile(r"^(?:table of )?contents$", re.IGNORECASE)
+_CONTENTS_ENTRY_RE = re.compile(r"(?:\.\s?){4,}\s*\d*$")
 _FIRST_SECTION_NAMES = re.compile(
     r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
 )
@@ -101,6 +106,19 @@ def _bold_name(font: str) -> bool:
 def _italic(font: str) -> bool:
     """Whether a font name says italic or oblique."""
     return bool(re.search(r"ital|oblique|-it\b|[a-z]it$", font, re.IGNORECASE))
+
+
+def _is_copyright(lines: list[Line]) -> bool:
+    """Whether a paragraph is a copyright line (short, so an abstract's last sentence run on
+    into it is not taken for one)."""
+    text = " ".join(l.text for l in lines).strip()
+    return len(text) <= 200 and _COPYRIGHT_RE.search(text) is not None
+
+
+def _is_contents(block: VBlock) -> bool:
+    """Whether ``block`` is a table of contents' label or entries ("2.1. Coal . . . . 12")."""
+    text = block.text.strip()
+    return bool(_CONTENTS_RE.match(text)) or all(_CONTENTS_ENTRY_RE.search(l.text.strip()) for l in block.lines)
 
 
 class Classifier:
@@ -251,6 +269,8 @@ class Classifier:
         elif self.state == "abstract":
             self._abstract(block)
         elif self.state == "post_abstract":
+            if _is_contents(block):
+                return  # a table of contents between the abstract and the first section
             if self._heading(block) is not None:
                 self.state = "body"
                 self._body(block)
@@ -310,7 +330,7 @@ class Classifier:
         for lines in self._paragraphs(block):
             # the keywords end the abstract, also where no wider gap sets them apart from it
             # (a double-spaced manuscript)
-            if _KEYWORDS_RE.match(lines[0].text):
+            if _KEYWORDS_RE.match(lines[0].text) or _is_copyright(lines):
                 self.state = "post_abstract"
                 return
             self.units.append(Unit("abstract", lines))
