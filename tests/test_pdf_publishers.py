@@ -443,3 +443,15 @@ def test_the_copyright_line_ends_the_abstract_and_a_table_of_contents_is_skipped
     heads = [s.title for s in paper.sections]
     assert heads[:3] == ["Introduction", "Land transformation", "Coal"]
     assert not any(". . ." in h for h in heads)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_list_items_hanging_indent_stays_in_its_item():
+    """A bulleted item's second line is indented under its text, not a new paragraph: the
+    item is one paragraph, and a word cut at its line end is whole again."""
+    paper = read_pair(PAIRS / "juansta_paper7.pdf")
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    assert any(p.startswith("\u2022 Collective communication: This feature describes synchronization, data movement")
+               for p in paragraphs)
+    assert any(p.startswith("\u2022 Point-to-Point communication:") and "how to transmit messages" in p for p in paragraphs)
+    assert not any(p.startswith(("transmit messages", "nization")) for p in paragraphs)

@@ -762,7 +762,9 @@ class Classifier:
         indented = 0.6 * size <= line.x0 - left <= 6 * size
         prev_indented = prev.x0 - left >= 0.6 * size
         if indented and not prev_indented:
-            return True
+            # a list item's hanging indent: its text runs on from a cut word or an open sentence
+            runs_on = prev.broken or (line.text[:1].islower() and not prev.text.rstrip().endswith(TERMINAL_PUNCT))
+            return not runs_on
         short = prev.x1 < right - 2.5 * size
         return (
             short and prev.text.rstrip().endswith(TERMINAL_PUNCT) and line.x0 - left < 0.6 * size
