@@ -266,19 +266,25 @@ def test_spacy_train_roles_config(tiny_backbone, tmp_path):
     assert len(doc.spans[ROLE_GROUP]) == len(abstract_sentences(doc)) > 0
 
 
-def test_roles_corpus_keeps_roles(tmp_path):
+@pytest.fixture
+def roles_corpus():
+    """The project's ``scripts/roles_corpus.py`` as a module."""
+    import importlib.util
+
     script = PROJECT / "scripts" / "roles_corpus.py"
     if not script.exists():
         pytest.skip("projects/aspect_embedder/scripts/roles_corpus.py not present")
-    import importlib.util
-
-    import scholarly_nlp
-
     spec = importlib.util.spec_from_file_location("roles_corpus", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_roles_corpus_keeps_roles(tmp_path, roles_corpus):
+    import scholarly_nlp
+
     out = tmp_path / "c.spacy"
-    assert module.main([str(shared("csabstruct", "dev.jsonl")), str(out), "--limit", "3"]) == 0
+    assert roles_corpus.main([str(shared("csabstruct", "dev.jsonl")), str(out), "--limit", "3"]) == 0
     nlp = scholarly_nlp.blank()
     docs = list(scholarly_nlp.load_docbin(out, nlp.vocab))
     records = read_csabstruct(shared("csabstruct", "dev.jsonl"))[:3]
@@ -287,19 +293,12 @@ def test_roles_corpus_keeps_roles(tmp_path):
         assert [s._.role for s in abstract_sentences(doc)] == record.roles
 
 
-def test_roles_corpus_adds_silver_abstracts_but_none_sharing_a_sentence_with_dev(tmp_path):
-    script = PROJECT / "scripts" / "roles_corpus.py"
-    if not script.exists():
-        pytest.skip("projects/aspect_embedder/scripts/roles_corpus.py not present")
-    import importlib.util
+def test_roles_corpus_adds_silver_abstracts_but_none_sharing_a_sentence_with_dev(tmp_path, roles_corpus):
     import json
 
     import scholarly_nlp
     from scholarly_nlp.readers import read_csfcube_abstracts
 
-    spec = importlib.util.spec_from_file_location("roles_corpus", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     # Four real CSFCube lines, then a fifth whose abstract carries one real dev sentence.
     csfcube_lines = shared("csfcube", "abstracts-csfcube-preds.jsonl").read_text().splitlines()[:5]
     dev = read_csabstruct(shared("csabstruct", "dev.jsonl"))
@@ -310,7 +309,7 @@ def test_roles_corpus_adds_silver_abstracts_but_none_sharing_a_sentence_with_dev
     out = tmp_path / "c.spacy"
     argv = [str(shared("csabstruct", "train.jsonl")), str(out), "--limit", "2", "--silver", str(silver),
             "--exclude", str(shared("csabstruct", "dev.jsonl"))]
-    assert module.main(argv) == 0
+    assert roles_corpus.main(argv) == 0
     docs = list(scholarly_nlp.load_docbin(out, scholarly_nlp.blank().vocab))
     gold = read_csabstruct(shared("csabstruct", "train.jsonl"))[:2]
     expected = [r.roles for r in gold] + [r.roles for r in read_csfcube_abstracts(silver)[:4]]
