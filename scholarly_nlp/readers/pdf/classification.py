@@ -50,14 +50,6 @@ _FORMULA_SIGN_RE = re.compile(r"[=+<>^_\\|\u2211\u220f\u222b\u2264\u2265]")
 _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
-
-
-def _folded(text: str) -> str:
-    """``text`` lower-cased with everything but letters and digits removed (line breaks and
-    hyphenation do not change it)."""
-    return _NOT_ALNUM_RE.sub("", text.lower())
-
-
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
 # the publisher's copyright line closing an abstract ("© 2008 Elsevier Ltd. All rights reserved.")
 _COPYRIGHT_RE = re.compile(r"^(?:©|\(c\)\s|copyright\b)|\ball rights reserved\.?$", re.IGNORECASE)
@@ -106,6 +98,12 @@ def _bold_name(font: str) -> bool:
 def _italic(font: str) -> bool:
     """Whether a font name says italic or oblique."""
     return bool(re.search(r"ital|oblique|-it\b|[a-z]it$", font, re.IGNORECASE))
+
+
+def _folded(text: str) -> str:
+    """``text`` lower-cased with everything but letters and digits removed (line breaks and
+    hyphenation do not change it)."""
+    return _NOT_ALNUM_RE.sub("", text.lower())
 
 
 def _is_copyright(lines: list[Line]) -> bool:
@@ -328,8 +326,8 @@ class Classifier:
         if self.abstract_size is None:
             self.abstract_size = size
         for lines in self._paragraphs(block):
-            # the keywords end the abstract, also where no wider gap sets them apart from it
-            # (a double-spaced manuscript)
+            # the keywords or the copyright line end the abstract, also where no wider gap sets
+            # them apart from it (a double-spaced manuscript)
             if _KEYWORDS_RE.match(lines[0].text) or _is_copyright(lines):
                 self.state = "post_abstract"
                 return
