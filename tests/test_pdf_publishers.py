@@ -455,3 +455,15 @@ def test_a_list_items_hanging_indent_stays_in_its_item():
                for p in paragraphs)
     assert any(p.startswith("\u2022 Point-to-Point communication:") and "how to transmit messages" in p for p in paragraphs)
     assert not any(p.startswith(("transmit messages", "nization")) for p in paragraphs)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_running_heads_just_below_the_top_tenth_are_furniture():
+    """A chapter with wide margins sets its running heads (the authors on even pages, the
+    title on odd ones) just below the page's top tenth: they are no sections and no
+    paragraphs, and the sentences they cut at page breaks run on."""
+    paper = read_pair(PAIRS / "grozescu_2010.02462v1.pdf")
+    texts = [b.text for b in paper.blocks if b.kind in ("heading", "paragraph")]
+    assert not any("M.-D. Ding" in t or t.startswith("Interesting topics about solar filaments") for t in texts)
+    joined = [t for t in texts if "look very similar to solar filaments in H" in t]
+    assert len(joined) == 1 and not joined[0].startswith("look")

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from itertools import accumulate
 
-from .model import Line, Page
+from .model import Line, Page, dominant
 from .nearby import SortedLines
 from .patterns import CAPTION_RE
 
@@ -24,19 +24,23 @@ _LINE_NUMBER_RE = re.compile(r"^\d{1,4}$")
 #: characters (a download stamp, arXiv's id up the margin); on a landscape float page it is
 #: the page's content.
 _ANGLED_SHARE = 0.25
+#: How far down a page a running head in body-size (or smaller) text may sit.
+_WIDE_TOP_MARGIN = 0.12
 
 
 def mark_furniture(pages: list[Page]) -> None:
     """Mark running headers/footers, page numbers and review line numbers as furniture."""
-    repeated = _repeated_margin_texts(pages)
+    body = dominant(((l.size, len(l.text)) for p in pages for l in p.lines), default=10.0)
+    repeated = _repeated_margin_texts(pages, body)
     for page in pages:
         _mark_angled_text(page)
         rows = None
         for line in page.lines:
-            if not _in_margin(line, page):
+            margin = _in_margin(line, page)
+            if not (margin or _in_wide_top_margin(line, page, body)):
                 continue
             key = _margin_key(line.text)
-            if key in repeated or _PAGE_NUMBER_RE.match(line.text):
+            if key in repeated or (margin and _PAGE_NUMBER_RE.match(line.text)):
                 if rows is None:
                     rows = SortedLines(page.lines, key=lambda l: l.base)
                 if not _has_row_mate(line, rows):
@@ -66,14 +70,22 @@ def _has_row_mate(line: Line, rows: SortedLines) -> bool:
 
 
 def _in_margin(line: Line, page: Page) -> bool:
+    """Whether ``line`` lies in the page's top or bottom tenth."""
     return line.y1 < 0.1 * page.height or line.y0 > 0.9 * page.height
+
+
+def _in_wide_top_margin(line: Line, page: Page, body: float) -> bool:
+    """Whether ``line`` is text no bigger than the body's just below the page's top tenth, where
+    a page with wide margins (Springer's book chapters) sets its running head; a title or a
+    heading there is bigger, and only a text repeated on many pages counts there."""
+    return line.y1 < _WIDE_TOP_MARGIN * page.height and line.size <= body
 
 
 def _margin_key(text: str) -> str:
     return re.sub(r"\d+", "#", text.lower()).strip()
 
 
-def _repeated_margin_texts(pages: list[Page]) -> set[str]:
+def _repeated_margin_texts(pages: list[Page], body: float) -> set[str]:
     """Texts (digits ignored) found in the top or bottom margin of at least two pages.
 
     Caption labels are never furniture: with digits ignored, "Table 1" and "Table 6" over
@@ -83,7 +95,7 @@ def _repeated_margin_texts(pages: list[Page]) -> set[str]:
     for page in pages:
         seen.update(
             {_margin_key(l.text) for l in page.lines
-             if _in_margin(l, page) and len(l.text) > 3 and not CAPTION_RE.match(l.text)}
+             if (_in_margin(l, page) or _in_wide_top_margin(l, page, body)) and len(l.text) > 3 and not CAPTION_RE.match(l.text)}
         )
     return {key for key, n in seen.items() if n >= 2 and n >= 0.3 * len(pages)}
 
