@@ -130,6 +130,8 @@ class Classifier:
         self.pages = pages
         self.stats = stats
         self.title = title
+        # the title's letters and digits, to find it printed again after page one
+        self.folded_title = _folded(" ".join(l.text for b in title for l in b.lines))
         self.first_page = first_page  # the paper's first page: 1 after a repository's cover page
         self.units: list[Unit] = []
         self.sections: list[Section] = []
@@ -230,10 +232,8 @@ class Classifier:
     def _repeated_title_lines(self, lines: list[Line], page: int) -> int:
         """How many of ``lines`` open with the paper's title printed again after the first
         page (a manuscript repeats it above its introduction); 0 when they do not."""
-        if not self.title or page <= self.first_page:
-            return 0
-        title = _folded(" ".join(l.text for b in self.title for l in b.lines))
-        if not title:
+        title = self.folded_title
+        if not title or page <= self.first_page:
             return 0
         text = ""
         for count, line in enumerate(lines, start=1):

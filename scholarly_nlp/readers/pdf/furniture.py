@@ -11,9 +11,10 @@ from collections import Counter
 from collections.abc import Iterable
 from itertools import accumulate
 
-from .model import Line, Page, dominant
+from .model import Line, Page
 from .nearby import SortedLines
 from .patterns import CAPTION_RE
+from .typography import body_size
 
 
 _PAGE_NUMBER_RE = re.compile(
@@ -30,7 +31,7 @@ _WIDE_TOP_MARGIN = 0.12
 
 def mark_furniture(pages: list[Page]) -> None:
     """Mark running headers/footers, page numbers and review line numbers as furniture."""
-    body = dominant(((l.size, len(l.text)) for p in pages for l in p.lines), default=10.0)
+    body = body_size(pages)  # no line is furniture yet
     repeated = _repeated_margin_texts(pages, body)
     for page in pages:
         _mark_angled_text(page)

@@ -78,11 +78,14 @@ def assign_sizes(pages: list[Page]) -> None:
                 line.size = dominant(sizes, default=1.0)
 
 
+def body_size(pages: list[Page]) -> float:
+    """The size most text not marked furniture is set in."""
+    return dominant(((l.size, len(l.text)) for p in pages for l in p.lines if not l.role), default=10.0)
+
+
 def doc_stats(pages: list[Page]) -> Stats:
     """Body size (the size most text is set in) and the usual line advance."""
-    body = dominant(
-        ((l.size, len(l.text)) for p in pages for l in p.lines if not l.role), default=10.0
-    )
+    body = body_size(pages)
     leads: Counter = Counter()
     for page in pages:
         for prev, line in pairwise(page.lines):
