@@ -22,8 +22,10 @@ from scholarly_nlp import Block, FigureInfo, InlineRef, Paper, paper_to_doc
 from scholarly_nlp.ml.backbones import make_tiny_backbone
 from scholarly_nlp.ml.sentence_encoder import SentenceEncoder
 from scholarly_figure_ranker.baselines import (
+    MentionCountBaseline,
     PickFirstBaseline,
     RandomBaseline,
+    ReferringTextBaseline,
     TfidfBaseline,
     ZeroShotBiEncoderBaseline,
     enumerate_random_metrics,
@@ -202,24 +204,28 @@ def test_update_reduces_loss_on_a_fixed_batch(tiny_backbone_without_dropout, rea
 
 
 def assert_same_scores(actual, expected):
-    """Per doc, the same figure ids, None where expected is None, floats approximately equal.
+    """Per doc, the same figure ids, None where expected is None, floats approximately equal,
+    and the same signals.
 
     (pytest.approx takes no list of dicts: pytest 9 raises TypeError on one.)
     """
-    assert [sorted(scores) for scores in actual] == [sorted(scores) for scores in expected]
+    assert [sorted(p.scores) for p in actual] == [sorted(p.scores) for p in expected]
     for got, want in zip(actual, expected):
-        for figure_id, score in want.items():
+        for figure_id, score in want.scores.items():
             if score is None:
-                assert got[figure_id] is None, figure_id
+                assert got.scores[figure_id] is None, figure_id
             else:
-                assert got[figure_id] == pytest.approx(score), figure_id
+                assert got.scores[figure_id] == pytest.approx(score), figure_id
+        assert sorted(got.signals) == sorted(want.signals)
+        for name, values in want.signals.items():
+            assert got.signals[name] == pytest.approx(values), name
 
 
 def test_serialisation_round_trips_give_identical_scores(ranker_nlp, real_docs, tiny_backbone, tmp_path):
     ranker = ranker_nlp.get_pipe("figure_ranker")
     docs = real_docs[:1]
     expected = ranker.predict(docs)
-    assert any(score is not None for scores in expected for score in scores.values())
+    assert any(score is not None for prediction in expected for score in prediction.scores.values())
     ranker_nlp.to_disk(tmp_path / "pipeline")
 
     loaded = spacy.load(tmp_path / "pipeline")
@@ -250,7 +256,8 @@ def test_pick_first_is_document_order(real_docs):
 
 
 def test_text_baselines_rank_all_candidates_uncaptioned_last(real_docs, tiny_encoder):
-    rankers = [TfidfBaseline(), ZeroShotBiEncoderBaseline(encoder=tiny_encoder), RandomBaseline(seed=1)]
+    rankers = [TfidfBaseline(), ZeroShotBiEncoderBaseline(encoder=tiny_encoder), RandomBaseline(seed=1),
+               MentionCountBaseline(), ReferringTextBaseline()]
     for doc in real_docs:
         captioned = captioned_ids(doc)
         for ranker in rankers:
@@ -269,7 +276,8 @@ def test_tfidf_prefers_the_caption_that_shares_the_abstract_words(ranker_nlp):
 
 
 def test_baselines_never_crash_on_bad_input(bad_docs, tiny_encoder):
-    rankers = [PickFirstBaseline(), TfidfBaseline(), ZeroShotBiEncoderBaseline(encoder=tiny_encoder), RandomBaseline()]
+    rankers = [PickFirstBaseline(), TfidfBaseline(), ZeroShotBiEncoderBaseline(encoder=tiny_encoder), RandomBaseline(),
+               MentionCountBaseline(), ReferringTextBaseline()]
     for name, doc in bad_docs.items():
         for ranker in rankers:
             assert sorted(ranker.rank(doc)) == candidate_ids(doc), (name, ranker.name)
@@ -349,7 +357,8 @@ def test_evaluate_dir_dev_gold_baselines(dev_gold_path, tiny_encoder, tmp_path):
     gold = read_gold(dev_gold_path)
     assert report["n_papers"] == len(gold) == 20 and report["missing"] == []
     assert report["map"] is None  # no model
-    assert set(report["baselines"]) == {"random", "pick_first", "tfidf", "zero_shot_minilm"}
+    assert set(report["baselines"]) == {"random", "pick_first", "tfidf", "mention_count", "referring_text_tfidf",
+                                        "zero_shot_minilm"}
     for name, metrics in report["baselines"].items():
         for metric in ("map", "mrr", "acc_at_1", "acc_at_3"):
             assert 0.0 <= metrics[metric] <= 1.0, (name, metric)

@@ -4,6 +4,10 @@ Yamamoto et al.'s method: a cross-encoder scores (abstract sentence, caption) pa
 figure's score is the sum over the abstract's sentences. It is trained without labels from
 the paper's own structure: a sentence that mentions figure i should score higher with
 caption i than with the paper's other captions (margin ranking loss).
+
+The component fuses that caption score, by reciprocal rank fusion, with two untrained
+signals of how the paper discusses each figure: how often it refers to the figure, and how
+similar the referring paragraphs are to the abstract (:mod:`.signals`).
 """
 
 __version__ = "0.1.0"

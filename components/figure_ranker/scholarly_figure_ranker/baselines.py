@@ -16,6 +16,10 @@ document order; ties between scores keep document order (:func:`factory.rank_fig
   al.'s text-only feature). The vectorizer is fitted per paper on the paper's own texts: the
   abstract, every candidate caption and every body paragraph, each one document, so the IDF
   says which words are specific within this paper; pass ``corpus`` to fit once on other texts.
+* :class:`MentionCountBaseline` - how many times the paper refers to the figure, and
+  :class:`ReferringTextBaseline` - TF-IDF cosine between the abstract and the paragraphs that
+  refer to the figure: the two signals (:mod:`.signals`) the component fuses with its
+  cross-encoder score, each alone.
 * :class:`ZeroShotBiEncoderBaseline` - cosine of :class:`SentenceEncoder` embeddings (MiniLM
   by default, no training) between the abstract and each caption. The abstract is the
   normalised mean of its sentence embeddings (``query="sentences"``, the default: no
@@ -42,12 +46,15 @@ from scholarly_nlp import Figure
 from scholarly_nlp.metrics import average_precision, reciprocal_rank
 
 from .factory import rank_figures
+from .signals import context_similarity, fit_on_paper, mention_counts, tfidf_vectorizer
 from .texts import abstract_sentences, caption_text
 
 __all__ = [
     "BASELINES",
+    "MentionCountBaseline",
     "PickFirstBaseline",
     "RandomBaseline",
+    "ReferringTextBaseline",
     "TfidfBaseline",
     "ZeroShotBiEncoderBaseline",
     "candidate_figures",
@@ -255,13 +262,13 @@ class TfidfBaseline(_Ranker):
 
     def __init__(self, include_tables: bool = False, corpus: Optional[Iterable[str]] = None):
         super().__init__(include_tables)
-        self._fitted = _tfidf_vectorizer().fit(list(corpus)) if corpus is not None else None
+        self._fitted = tfidf_vectorizer().fit(list(corpus)) if corpus is not None else None
 
     def scores(self, query: list[str], captioned: list[Figure], doc: Doc) -> dict[str, float]:
         """Cosine of the TF-IDF vectors of the abstract and each caption."""
         abstract = " ".join(query)
         captions = [caption_text(f) for f in captioned]
-        vectorizer = self._fitted or _fit_on_paper(doc, [abstract] + captions)
+        vectorizer = self._fitted or fit_on_paper(doc, [abstract] + captions)
         if vectorizer is None:
             return {f.id: 0.0 for f in captioned}
         matrix = vectorizer.transform([abstract] + captions)  # rows are L2-normalised
@@ -269,20 +276,24 @@ class TfidfBaseline(_Ranker):
         return {f.id: float(s) for f, s in zip(captioned, similarities)}
 
 
-def _tfidf_vectorizer():
-    """The TF-IDF settings of :class:`TfidfBaseline`."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
+class MentionCountBaseline(_Ranker):
+    """How many times the paper refers to each captioned figure (ties in document order)."""
 
-    return TfidfVectorizer(lowercase=True, stop_words="english", sublinear_tf=True)
+    name = "mention_count"
+
+    def scores(self, query: list[str], captioned: list[Figure], doc: Doc) -> dict[str, float]:
+        """The number of mentions of each figure."""
+        return mention_counts(captioned)
 
 
-def _fit_on_paper(doc: Doc, texts: list[str]):
-    """A vectorizer fitted on ``texts`` and the paper's paragraphs; None if no word is usable."""
-    paragraphs = [span.text for span in doc.spans.get("paragraphs", [])]
-    try:
-        return _tfidf_vectorizer().fit(texts + paragraphs)
-    except ValueError:  # empty vocabulary: only stop words or punctuation
-        return None
+class ReferringTextBaseline(_Ranker):
+    """TF-IDF cosine between the abstract and the paragraphs that refer to each figure."""
+
+    name = "referring_text_tfidf"
+
+    def scores(self, query: list[str], captioned: list[Figure], doc: Doc) -> dict[str, float]:
+        """The referring paragraphs' similarity to the abstract (0 without a mention)."""
+        return context_similarity(doc, captioned, query)
 
 
 # --------------------------------------------------------------------------- bi-encoder
@@ -333,6 +344,8 @@ BASELINES: dict[str, Callable[..., _Ranker]] = {
     "random": RandomBaseline,
     "pick_first": PickFirstBaseline,
     "tfidf": TfidfBaseline,
+    "mention_count": MentionCountBaseline,
+    "referring_text_tfidf": ReferringTextBaseline,
     "zero_shot_minilm": ZeroShotBiEncoderBaseline,
 }
 """Baseline name (the key used in evaluation reports) -> ranker class."""

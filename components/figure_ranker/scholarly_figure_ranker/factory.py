@@ -1,7 +1,11 @@
 """The ``figure_ranker`` pipeline component (a spaCy ``TrainablePipe``).
 
 Inference: every candidate figure gets the sum, over the abstract's sentences, of the
-cross-encoder's score for (sentence, caption); the best is ``doc._.central_figure``.
+cross-encoder's score for (sentence, caption). By default that caption score is fused by
+reciprocal rank fusion with two signals of how the paper discusses the figure (the number of
+mentions, and the similarity of the referring paragraphs to the abstract; :mod:`.signals`);
+the best figure is ``doc._.central_figure`` and ``doc._.figure_signals`` keeps every signal.
+``signals = ["caption"]`` ranks by the cross-encoder alone.
 
 Training (self-supervised): a sentence that mentions figure i, with the mention masked, is a
 query; caption i is the positive and other captions of the same paper are negatives;
@@ -16,7 +20,7 @@ cannot be scored and ranks after the scored ones.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence
 
 import numpy
 import srsly
@@ -30,6 +34,7 @@ from thinc.api import Model, Optimizer
 from scholarly_nlp import ComponentSpec
 from scholarly_nlp.ml import HuggingFaceModelPipe, TrainingState, is_loaded, score_pairs
 
+from .signals import SIGNALS, fuse_ranks, signal_values
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
 
 DEFAULT_MODEL = {
@@ -61,14 +66,17 @@ SPEC = ComponentSpec(
         "max_negatives": 3,
         "batch_size": 64,
         "seed": 0,
+        "signals": list(SIGNALS),
     },
-    assigns=["doc._.figure_scores", "doc._.central_figure"],
+    assigns=["doc._.figure_scores", "doc._.central_figure", "doc._.figure_signals"],
     default_score_weights={"figure_proxy_mrr": 1.0, "figure_proxy_acc": 0.0},
     extensions={
         # figure id -> score; None until the pipe ran.
         "doc._.figure_scores": {"default": None},
         # The id of the central figure (None when the paper has no candidate).
         "doc._.central_figure": {"default": None},
+        # figure id -> {signal name: value} for the scored figures; None until the pipe ran.
+        "doc._.figure_signals": {"default": None},
         "doc._.figure_ranking": {"getter": figure_ranking},
     },
 )
@@ -77,11 +85,29 @@ SPEC = ComponentSpec(
 
 @SPEC.factory
 def make_figure_ranker(nlp: Language, name: str, model: Model, include_tables: bool, margin: float,
-                       max_queries_per_doc: int, max_negatives: int, batch_size: int, seed: int) -> "FigureRanker":
+                       max_queries_per_doc: int, max_negatives: int, batch_size: int, seed: int,
+                       signals: list[str]) -> "FigureRanker":
     """spaCy factory of the figure ranker."""
     return FigureRanker(nlp.vocab, model, name, include_tables=include_tables, margin=margin,
                         max_queries_per_doc=max_queries_per_doc, max_negatives=max_negatives,
-                        batch_size=batch_size, seed=seed)
+                        batch_size=batch_size, seed=seed, signals=signals)
+
+
+class FigureScores(NamedTuple):
+    """One paper's prediction: figure id -> ranking score (None for a figure that cannot be
+    scored), and signal name -> (figure id -> value) for the scored figures."""
+
+    scores: dict[str, Optional[float]]
+    signals: dict[str, dict[str, float]]
+
+
+def checked_signals(signals: Sequence[str]) -> list[str]:
+    """``signals`` as a list, or a ValueError naming what is wrong with it."""
+    names = list(signals)
+    unknown = [n for n in names if n not in SIGNALS]
+    if not names or unknown or len(set(names)) != len(names):
+        raise ValueError(f"figure_ranker: signals must be distinct names among {list(SIGNALS)}, got {names}")
+    return names
 
 
 class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
@@ -95,13 +121,14 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "figure_ranker", *, include_tables: bool = False,
                  margin: float = 1.0, max_queries_per_doc: int = 4, max_negatives: int = 3, batch_size: int = 64,
-                 seed: int = 0):
+                 seed: int = 0, signals: Sequence[str] = SIGNALS):
         SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name
         self.cfg = {"include_tables": include_tables, "margin": margin, "max_queries_per_doc": max_queries_per_doc,
-                    "max_negatives": max_negatives, "batch_size": batch_size, "seed": seed}
+                    "max_negatives": max_negatives, "batch_size": batch_size, "seed": seed,
+                    "signals": checked_signals(signals)}
         self._rng = numpy.random.default_rng(seed)
 
     # -- inference --------------------------------------------------------------------
@@ -109,46 +136,65 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
         """The figures that may be central: figures, plus tables when configured."""
         return [f for f in doc._.figures if f.kind == "figure" or self.cfg["include_tables"]]
 
-    def predict(self, docs: Iterable[Doc]) -> list[dict[str, Optional[float]]]:
-        """Per doc, figure id -> summed score (None for a figure that cannot be scored)."""
+    def predict(self, docs: Iterable[Doc]) -> list[FigureScores]:
+        """Per doc, each candidate's ranking score (None for a figure that cannot be scored:
+        no caption text, or no abstract or title to compare it with) and its signals."""
         self.warn_if_untrained()
         docs = list(docs)
+        names = self.cfg["signals"]
+        scorable = []
+        for doc in docs:
+            queries = abstract_sentences(doc)
+            scorable.append([f for f in self.candidates(doc) if caption_text(f)] if queries else [])
+        caption_scores = self._caption_scores(docs, scorable) if "caption" in names else [{} for _ in docs]
+        results = []
+        for doc, figures, captions in zip(docs, scorable, caption_scores):
+            scores: dict[str, Optional[float]] = {f.id: None for f in self.candidates(doc)}
+            signals = signal_values(doc, figures, abstract_sentences(doc), names, captions) if figures else {}
+            if figures:
+                ids = [f.id for f in figures]
+                scores.update(fuse_ranks(signals, ids) if len(names) > 1 else signals[names[0]])
+            results.append(FigureScores(scores, signals))
+        return results
+
+    def _caption_scores(self, docs: list[Doc], scorable: list[list]) -> list[dict[str, float]]:
+        """Per doc, figure id -> the cross-encoder's score summed over the abstract's sentences
+        (one batched pass over every pair of every doc)."""
         pairs, owners = [], []
-        results: list[dict[str, Optional[float]]] = []
-        for d, doc in enumerate(docs):
-            figures = self.candidates(doc)
-            results.append({f.id: None for f in figures})
+        for d, (doc, figures) in enumerate(zip(docs, scorable)):
             queries = abstract_sentences(doc)
             for figure in figures:
-                caption = caption_text(figure)
-                if not caption or not queries:
-                    continue
-                for query in queries:
-                    pairs.append((query, caption))
-                    owners.append((d, figure.id))
+                pairs.extend((query, caption_text(figure)) for query in queries)
+                owners.extend((d, figure.id) for _ in queries)
+        sums: list[dict[str, float]] = [{} for _ in docs]
         if pairs:
             scores = self.model.ops.to_numpy(score_pairs(self.model, pairs, self.cfg["batch_size"]))
             for (d, fig_id), score in zip(owners, scores):
-                results[d][fig_id] = (results[d][fig_id] or 0.0) + float(score)
-        return results
+                sums[d][fig_id] = sums[d].get(fig_id, 0.0) + float(score)
+        return sums
 
-    def set_annotations(self, docs: Iterable[Doc], scores: list[dict[str, Optional[float]]]) -> None:
-        """Write ``doc._.figure_scores`` and ``doc._.central_figure``."""
-        for doc, doc_scores in zip(docs, scores):
-            scored = {k: v for k, v in doc_scores.items() if v is not None}
+    def set_annotations(self, docs: Iterable[Doc], predictions: list[FigureScores]) -> None:
+        """Write ``doc._.figure_scores``, ``doc._.figure_signals`` and ``doc._.central_figure``."""
+        for doc, prediction in zip(docs, predictions):
+            scored = {k: v for k, v in prediction.scores.items() if v is not None}
             doc._.figure_scores = scored
-            ranking = rank_figures(list(doc_scores), scored)
+            doc._.figure_signals = {fid: {name: values[fid] for name, values in prediction.signals.items()}
+                                    for fid in scored}
+            ranking = rank_figures(list(prediction.scores), scored)
             doc._.central_figure = ranking[0] if ranking else None
 
     def analysis(self, doc: Doc) -> dict:
         """The figure ranker's part of ``scholarly-nlp analyze``'s record: the central figure and
-        every figure with its score and rank (1 = central; None for figures it did not score)."""
+        every figure with its score, rank (1 = central; None for figures it did not score) and
+        the signals its score fuses."""
         scores = doc._.figure_scores or {}
+        signals = doc._.figure_signals or {}
         rank = {fid: i + 1 for i, fid in enumerate(doc._.figure_ranking)}
         return {
             "central_figure": doc._.central_figure,
             "figures": [{"id": f.id, "label": f.label, "kind": f.kind, "caption": f.caption_text[:300],
-                         "score": scores.get(f.id), "rank": rank.get(f.id)} for f in doc._.figures],
+                         "score": scores.get(f.id), "rank": rank.get(f.id), "signals": signals.get(f.id)}
+                        for f in doc._.figures],
         }
 
     # -- training ---------------------------------------------------------------------

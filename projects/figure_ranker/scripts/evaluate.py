@@ -19,7 +19,7 @@ import sys
 import scholarly_nlp
 from scholarly_figure_ranker.evaluation import evaluate_dir, load_papers, proxy_eval, read_gold
 
-BASELINES_WITHOUT_ENCODER = ["random", "pick_first", "tfidf"]
+BASELINES_WITHOUT_ENCODER = ["random", "pick_first", "tfidf", "mention_count", "referring_text_tfidf"]
 PIPES = ["figure_ranker"]
 
 

@@ -1,0 +1,97 @@
+"""What a paper's own text says about each figure, beside the cross-encoder's caption score.
+
+The central-figure literature ranks with how much a paper discusses a figure as well as with
+what its caption says (Yang et al., 2019, count the references to a figure and compare the
+referring text with the abstract). Two such signals need no training:
+
+* ``mentions``: how many times the body refers to the figure ("Figure 3 shows ...");
+* ``context``: TF-IDF cosine between the abstract and the paragraphs that refer to the
+  figure, the vectorizer fitted on the paper's own texts so that the IDF says which words are
+  specific within this paper.
+
+:func:`fuse_ranks` combines any number of signals by reciprocal rank fusion (Cormack et al.,
+2009): only ranks count, so signals on unrelated scales combine with no weight to set.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy
+from spacy.tokens import Doc
+
+from scholarly_nlp import Figure
+
+from .texts import caption_text
+
+SIGNALS = ("caption", "mentions", "context")
+"""The ranking signals a ``figure_ranker`` can fuse: the cross-encoder's summed (abstract
+sentence, caption) score, the number of mentions and the referring paragraphs' similarity."""
+
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al.'s value; it damps the top ranks' weight)."""
+
+
+def mention_counts(figures: Sequence[Figure]) -> dict[str, float]:
+    """Figure id -> how many times the paper's text refers to the figure."""
+    return {f.id: float(len(f.mentions)) for f in figures}
+
+
+def referring_paragraphs(doc: Doc, figure: Figure) -> list[str]:
+    """The texts of the paragraphs that contain a mention of ``figure``, in document order."""
+    starts = [m.start for m in figure.mentions]
+    return [p.text for p in doc.spans.get("paragraphs", []) if any(p.start <= s < p.end for s in starts)]
+
+
+def context_similarity(doc: Doc, figures: Sequence[Figure], query: list[str]) -> dict[str, float]:
+    """Figure id -> TF-IDF cosine of the query (the abstract's sentences) and the paragraphs
+    that refer to the figure; 0.0 for a figure no paragraph refers to."""
+    abstract = " ".join(query)
+    contexts = [" ".join(referring_paragraphs(doc, f)) for f in figures]
+    vectorizer = fit_on_paper(doc, [abstract] + [caption_text(f) for f in figures])
+    if vectorizer is None:
+        return {f.id: 0.0 for f in figures}
+    matrix = vectorizer.transform([abstract] + contexts)  # rows are L2-normalised
+    similarities = (matrix[1:] @ matrix[0].T).toarray().ravel()
+    return {f.id: float(s) for f, s in zip(figures, similarities)}
+
+
+def tfidf_vectorizer():
+    """An unfitted TF-IDF vectorizer: English stop words removed, sublinear term frequencies."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(lowercase=True, stop_words="english", sublinear_tf=True)
+
+
+def fit_on_paper(doc: Doc, texts: list[str]):
+    """A vectorizer fitted on ``texts`` and the paper's paragraphs (one document each); None
+    when no word is usable."""
+    paragraphs = [span.text for span in doc.spans.get("paragraphs", [])]
+    try:
+        return tfidf_vectorizer().fit(texts + paragraphs)
+    except ValueError:  # empty vocabulary: only stop words or punctuation
+        return None
+
+
+def fuse_ranks(signals: dict[str, dict[str, float]], ids: Sequence[str], k: int = RRF_K) -> dict[str, float]:
+    """Reciprocal rank fusion: figure id -> sum over signals of 1 / (k + its rank by that signal).
+
+    Higher signal values rank first; tied figures share their average rank, so a signal that
+    cannot tell figures apart (all without mentions, say) favours none of them.
+    """
+    from scipy.stats import rankdata
+
+    fused = numpy.zeros(len(ids))
+    for values in signals.values():
+        fused += 1.0 / (k + rankdata([-values[i] for i in ids], method="average"))
+    return {i: float(v) for i, v in zip(ids, fused)}
+
+
+def signal_values(doc: Doc, figures: Sequence[Figure], query: list[str], names: Sequence[str],
+                  caption_scores: Optional[dict[str, float]] = None) -> dict[str, dict[str, float]]:
+    """Signal name -> (figure id -> value) for the named signals of :data:`SIGNALS`;
+    ``caption_scores`` are the cross-encoder's, computed by the caller."""
+    compute = {"caption": lambda: dict(caption_scores or {}), "mentions": lambda: mention_counts(figures),
+               "context": lambda: context_similarity(doc, figures, query)}
+    return {name: compute[name]() for name in names}
+

@@ -1,0 +1,92 @@
+"""The figure ranker's text signals (mentions, referring paragraphs) and their rank fusion,
+on real ACL TEI papers and on small papers built to isolate one behaviour."""
+
+from __future__ import annotations
+
+import pytest
+
+import scholarly_nlp
+from scholarly_nlp import Block, FigureInfo, InlineRef, Paper, paper_to_doc
+from scholarly_figure_ranker.signals import (
+    SIGNALS,
+    context_similarity,
+    fuse_ranks,
+    mention_counts,
+    referring_paragraphs,
+)
+from scholarly_figure_ranker.texts import abstract_sentences, caption_text
+
+from conftest import shared
+from test_figure_ranker import PAPERS, make_ranker_nlp, ranker_nlp, real_docs, tiny_backbone  # noqa: F401 (fixtures)
+
+
+def test_mentions_and_referring_paragraphs_of_a_real_paper(real_docs):  # noqa: F811
+    doc = real_docs[0]  # D14-1205: its four figures are referred to 1, 2, 1 and 0 times
+    figures = [f for f in doc._.figures if f.kind == "figure"]
+    assert list(mention_counts(figures).values()) == [1.0, 2.0, 1.0, 0.0]
+    for figure in figures:
+        paragraphs = referring_paragraphs(doc, figure)
+        assert len(paragraphs) <= len(figure.mentions)
+        for mention in figure.mentions:
+            assert any(mention.text in text for text in paragraphs)
+    similarity = context_similarity(doc, figures, abstract_sentences(doc))
+    assert similarity[figures[3].id] == 0.0  # never referred to
+    assert all(0.0 < similarity[f.id] <= 1.0 for f in figures[:3])
+
+
+def paper_with_discussed_figures(abstract: str, paragraphs: list[tuple[str, str]]) -> Paper:
+    """A paper whose body paragraphs each refer to one figure: (text with "Figure N", figure id)."""
+    blocks = [Block("title", "A paper"), Block("abstract", abstract)]
+    for text, figure_id in paragraphs:
+        label = "Figure " + str(int(figure_id[-1]) + 1)
+        start = text.index(label)
+        blocks.append(Block("paragraph", text, refs=[InlineRef(start, start + len(label), "figure", figure_id)]))
+    figures = [FigureInfo(id=f"fig_{i}", kind="figure", label=str(i + 1)) for i in range(3)]
+    blocks += [Block("caption", f"Figure {i + 1}: Results.", figure_id=f"fig_{i}") for i in range(3)]
+    return Paper(paper_id="built", source="test", reader="test", blocks=blocks, figures=figures)
+
+
+def test_context_prefers_the_figure_whose_paragraph_shares_the_abstract_words(ranker_nlp):  # noqa: F811
+    doc = paper_to_doc(paper_with_discussed_figures(
+        "We translate chemical reaction diagrams into reaction graphs.",
+        [("Training the reaction model took two hours, as Figure 1 shows.", "fig_0"),
+         ("Figure 2 shows a chemical reaction diagram and the reaction graph we translate it into.", "fig_1"),
+         ("Figure 2 also shows the graph's atoms.", "fig_1")]), ranker_nlp)
+    figures = list(doc._.figures)
+    assert mention_counts(figures) == {"fig_0": 1.0, "fig_1": 2.0, "fig_2": 0.0}
+    similarity = context_similarity(doc, figures, abstract_sentences(doc))
+    assert similarity["fig_1"] > similarity["fig_0"] and similarity["fig_2"] == 0.0
+
+
+def test_fuse_ranks_hand_computed_with_shared_ranks_for_ties():
+    signals = {"a": {"x": 3.0, "y": 2.0, "z": 1.0}, "b": {"x": 0.0, "y": 0.0, "z": 5.0}}
+    fused = fuse_ranks(signals, ["x", "y", "z"])
+    # b ranks z first and ties x and y, who share the average of ranks 2 and 3.
+    assert fused == pytest.approx({"x": 1 / 61 + 1 / 62.5, "y": 1 / 62 + 1 / 62.5, "z": 1 / 63 + 1 / 61})
+    flat = fuse_ranks({"a": {"x": 1.0, "y": 1.0}}, ["x", "y"])
+    assert flat["x"] == flat["y"]  # a signal that cannot tell figures apart favours none
+
+
+def test_component_fuses_its_signals_and_keeps_them(ranker_nlp, real_docs, tiny_backbone):  # noqa: F811
+    assert ranker_nlp.get_pipe("figure_ranker").cfg["signals"] == list(SIGNALS)  # the default
+    caption_only = make_ranker_nlp(tiny_backbone, signals=["caption"])  # the same seeded head
+    for paper_id, doc in zip(PAPERS, real_docs):
+        ranker_nlp(doc)
+        signals = doc._.figure_signals
+        captioned = [f.id for f in doc._.figures if f.kind == "figure" and caption_text(f)]
+        assert sorted(signals) == sorted(doc._.figure_scores) == sorted(captioned)
+        by_signal = {name: {fid: values[name] for fid, values in signals.items()} for name in SIGNALS}
+        assert doc._.figure_scores == pytest.approx(fuse_ranks(by_signal, captioned))
+        assert by_signal["mentions"] == {f.id: float(len(f.mentions)) for f in doc._.figures if f.id in signals}
+        figures = {f["id"]: f for f in ranker_nlp.get_pipe("figure_ranker").analysis(doc)["figures"]}
+        assert all(figures[fid]["signals"] == signals[fid] for fid in captioned)
+
+        alone = caption_only(scholarly_nlp.read(shared("tei", "acl", f"{paper_id}.tei.xml"), nlp=caption_only))
+        assert alone._.figure_scores == pytest.approx(by_signal["caption"])  # the cross-encoder alone
+        assert set(next(iter(alone._.figure_signals.values()))) == {"caption"}
+
+
+@pytest.mark.parametrize("signals", [[], ["caption", "images"], ["mentions", "mentions"]])
+def test_unknown_or_repeated_signals_are_refused(tiny_backbone, signals):  # noqa: F811
+    with pytest.raises(ValueError, match="signals must be distinct names among"):
+        make_ranker_nlp(tiny_backbone, signals=signals)
