@@ -142,31 +142,28 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
         self.warn_if_untrained()
         docs = list(docs)
         names = self.cfg["signals"]
-        scorable = []
-        for doc in docs:
-            queries = abstract_sentences(doc)
-            scorable.append([f for f in self.candidates(doc) if caption_text(f)] if queries else [])
-        caption_scores = self._caption_scores(docs, scorable) if "caption" in names else [{} for _ in docs]
+        queries = [abstract_sentences(doc) for doc in docs]
+        scorable = [[f for f in self.candidates(doc) if caption_text(f)] if q else [] for doc, q in zip(docs, queries)]
+        caption_scores = self._caption_scores(queries, scorable) if "caption" in names else [{} for _ in docs]
         results = []
-        for doc, figures, captions in zip(docs, scorable, caption_scores):
+        for doc, doc_queries, figures, captions in zip(docs, queries, scorable, caption_scores):
             scores: dict[str, Optional[float]] = {f.id: None for f in self.candidates(doc)}
-            signals = signal_values(doc, figures, abstract_sentences(doc), names, captions) if figures else {}
+            signals = signal_values(doc, figures, doc_queries, names, captions) if figures else {}
             if figures:
                 ids = [f.id for f in figures]
                 scores.update(fuse_ranks(signals, ids) if len(names) > 1 else signals[names[0]])
             results.append(FigureScores(scores, signals))
         return results
 
-    def _caption_scores(self, docs: list[Doc], scorable: list[list]) -> list[dict[str, float]]:
-        """Per doc, figure id -> the cross-encoder's score summed over the abstract's sentences
-        (one batched pass over every pair of every doc)."""
+    def _caption_scores(self, queries: list[list[str]], scorable: list[list]) -> list[dict[str, float]]:
+        """Per doc, figure id -> the cross-encoder's score summed over the doc's queries (the
+        abstract's sentences), in one batched pass over every pair of every doc."""
         pairs, owners = [], []
-        for d, (doc, figures) in enumerate(zip(docs, scorable)):
-            queries = abstract_sentences(doc)
+        for d, (doc_queries, figures) in enumerate(zip(queries, scorable)):
             for figure in figures:
-                pairs.extend((query, caption_text(figure)) for query in queries)
-                owners.extend((d, figure.id) for _ in queries)
-        sums: list[dict[str, float]] = [{} for _ in docs]
+                pairs.extend((query, caption_text(figure)) for query in doc_queries)
+                owners.extend((d, figure.id) for _ in doc_queries)
+        sums: list[dict[str, float]] = [{} for _ in queries]
         if pairs:
             scores = self.model.ops.to_numpy(score_pairs(self.model, pairs, self.cfg["batch_size"]))
             for (d, fig_id), score in zip(owners, scores):
