@@ -181,6 +181,9 @@ class _Page:
             if info.get("score") is not None:
                 badges += (f"<span class=\"score\">score {float(info['score']):.3f}"
                            f"{', rank ' + escape(info['rank']) if info.get('rank') is not None else ''}</span>")
+            why = _signal_text(info.get("signals"))
+            if why:
+                badges += f"<span class=\"why\">{escape(why)}</span>"
             image = self._image(figure)
             css = " class=\"central\"" if figure.id == central else ""
             caption = figure.caption_text
@@ -310,3 +313,20 @@ def _nested_list(items: list[tuple[str, str, int]]) -> str:
     if depth:
         out.append("</li>" + "</ol></li>" * (depth - 1) + "</ol>")
     return "".join(out) if items else ""
+
+
+_SIGNAL_WORDS = {"mentions": "referred to {:.0f} times", "caption": "caption match {:.2f}",
+                 "context": "referring text {:.2f}"}
+"""How the page words the signals a figure ranker records per figure (unknown ones by name)."""
+
+
+def _signal_text(signals) -> str:
+    """The signals behind a figure's score, in words ("referred to 3 times, caption match 2.31");
+    "" when the record has none."""
+    if not isinstance(signals, dict):
+        return ""
+    parts = []
+    for name, value in signals.items():
+        if isinstance(value, (int, float)):
+            parts.append(_SIGNAL_WORDS.get(name, str(name) + " {:.2f}").format(float(value)))
+    return ", ".join(parts)

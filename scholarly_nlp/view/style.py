@@ -53,7 +53,8 @@ figcaption { font-size: 0.95rem; }
 .badge { display: inline-block; font: 12px/1.6 system-ui, sans-serif; padding: 0 0.45em; border-radius: 9px;
          background: #e0e7ff; color: #3730a3; margin-right: 0.3em; }
 .badge.central { background: var(--accent); color: #fff; }
-.score { font: 13px system-ui, sans-serif; color: var(--muted); }
+.score, .why { font: 13px system-ui, sans-serif; color: var(--muted); }
+.why::before { content: " \\00b7  "; }
 ol.refs li, ol.notes li { margin-bottom: 0.4rem; font-size: 0.95rem; }
 table.papers { border-collapse: collapse; width: 100%; font: 14px/1.4 system-ui, sans-serif; }
 table.papers th, table.papers td { border-bottom: 1px solid var(--rule); padding: 0.4rem; text-align: left; vertical-align: top; }
