@@ -95,7 +95,7 @@ def summary_lines(record: dict) -> list[str]:
              f"  {counts['sections']} sections, {counts['figures']} figures/tables, {counts['citances']} citances, "
              f"{counts['references']} references"]
     if record.get("central_figure"):
-        lines.append(f"  central figure: {record['central_figure']}")
+        lines.append(f"  central figure: {record['central_figure']}{_caption_start(record)}")
     roles = [r["role"] for r in record.get("abstract_roles", []) if r.get("role")]
     if roles:
         lines.append(f"  abstract roles: {' '.join(roles)}")
@@ -109,3 +109,15 @@ def summary_lines(record: dict) -> list[str]:
     if record.get("aspect_fallbacks"):
         lines.append(f"  aspects by fallback: {', '.join(sorted(record['aspect_fallbacks']))}")
     return lines
+
+
+def _caption_start(record: dict) -> str:
+    """' ("Figure 2: Overview of ...")': the start of the central figure's caption, when the
+    record lists it; "" otherwise."""
+    central = record.get("central_figure")
+    caption = next((f.get("caption") for f in record.get("figures") or []
+                    if isinstance(f, dict) and f.get("id") == central), None)
+    if not isinstance(caption, str) or not caption.strip():
+        return ""
+    caption = " ".join(caption.split())
+    return f' ("{caption[:60].rstrip()}{"..." if len(caption) > 60 else ""}")'

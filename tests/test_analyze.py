@@ -109,3 +109,19 @@ def test_a_pipe_may_add_fields_to_each_citance_but_not_rewrite_them():
     doc = nlp(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[0]}.tei.xml"), nlp=nlp))
     with pytest.raises(ValueError, match=r"pipes 'core' and 'test_analyze_citance_texts' both write 'citances\[\]\.text'"):
         scholarly_nlp.analysis_record(doc, nlp)
+
+
+def test_the_summary_names_the_central_figure_by_its_caption():
+    from scholarly_nlp.analysis import summary_lines
+
+    caption = "Figure 2: Overview of the model:   an encoder reads the paper and a decoder writes its summary."
+    record = {"paper_id": "p", "title": "T", "central_figure": "fig_1",
+              "counts": {"sections": 1, "figures": 2, "citances": 0, "references": 0},
+              "figures": [{"id": "fig_0", "caption": "Figure 1: Results."}, {"id": "fig_1", "caption": caption}]}
+    line = next(line for line in summary_lines(record) if "central figure" in line)
+    shown = " ".join(caption.split())[:60].rstrip()  # whitespace collapsed, cut at 60 characters
+    assert shown.endswith("reads the paper") and line == f'  central figure: fig_1 ("{shown}...")'
+    record["figures"] = [{"id": "fig_1", "caption": ""}]  # nothing to show beside the id
+    assert "  central figure: fig_1" in summary_lines(record)
+    del record["figures"]
+    assert "  central figure: fig_1" in summary_lines(record)
