@@ -4,6 +4,7 @@ on real ACL TEI papers and on small papers built to isolate one behaviour."""
 from __future__ import annotations
 
 import pytest
+import spacy
 
 import scholarly_nlp
 from scholarly_nlp import Block, FigureInfo, InlineRef, Paper, paper_to_doc
@@ -90,3 +91,33 @@ def test_component_fuses_its_signals_and_keeps_them(ranker_nlp, real_docs, tiny_
 def test_unknown_or_repeated_signals_are_refused(tiny_backbone, signals):  # noqa: F811
     with pytest.raises(ValueError, match="signals must be distinct names among"):
         make_ranker_nlp(tiny_backbone, signals=signals)
+
+
+def test_a_nan_ranks_last_in_its_signal_and_spoils_nothing_else():
+    fused = fuse_ranks({"a": {"x": float("nan"), "y": 2.0, "z": 1.0}}, ["x", "y", "z"])
+    assert fused == pytest.approx({"x": 1 / 63, "y": 1 / 61, "z": 1 / 62})
+
+
+def test_the_text_signals_sink_a_figure_the_paper_never_discusses(tiny_backbone):  # noqa: F811
+    nlp = make_ranker_nlp(tiny_backbone, signals=["mentions", "context"])
+    doc = nlp(paper_to_doc(paper_with_discussed_figures(
+        "We translate chemical reaction diagrams into reaction graphs.",
+        [("Figure 1 shows how long training took.", "fig_0"),
+         ("Figure 2 shows a chemical reaction diagram and the reaction graph we translate it into.", "fig_1"),
+         ("Figure 2 also shows the graph's atoms.", "fig_1")]), nlp))
+    assert doc._.figure_ranking == ["fig_1", "fig_0", "fig_2"]  # fig_2 is never referred to
+    assert doc._.central_figure == "fig_1"
+    assert set(doc._.figure_signals["fig_2"]) == {"mentions", "context"}
+
+
+def test_signals_come_from_the_pipeline_config_also_for_a_saved_pipeline(ranker_nlp, real_docs, tmp_path):  # noqa: F811
+    ranker_nlp.to_disk(tmp_path / "pipeline")
+    assert "signals" not in (tmp_path / "pipeline" / "figure_ranker" / "cfg").read_text()
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert loaded.get_pipe("figure_ranker").cfg["signals"] == list(SIGNALS)
+    override = {"components": {"figure_ranker": {"signals": ["caption"]}}}
+    caption_only = spacy.load(tmp_path / "pipeline", config=override)
+    assert caption_only.get_pipe("figure_ranker").cfg["signals"] == ["caption"]
+    doc = caption_only(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[0]}.tei.xml"), nlp=caption_only))
+    assert all(set(values) == {"caption"} for values in doc._.figure_signals.values())
+    assert doc._.figure_scores == pytest.approx({fid: v["caption"] for fid, v in doc._.figure_signals.items()})

@@ -78,6 +78,7 @@ def paper_record(doc):
     record["central_figure"] = figures[1].id
     record["figures"] = [{"id": f.id, "score": float(len(figures) - i), "rank": i + 1} for i, f in enumerate(figures)]
     record["figures"][1]["signals"] = {"caption": 1.5, "mentions": 2.0, "context": 0.25}
+    record["figures"][2]["signals"] = {"mentions": 1.0, "{odd}": 0.5, "flag": True}
     intro = doc._.sections[0].paragraphs[0]
     sentence = next(iter(intro.sents))
     target = doc.spans["paragraphs"][3]
@@ -124,7 +125,7 @@ def test_markers_carry_their_entries_and_the_central_figure_is_marked(doc, recor
     assert entry["title"][:20] in cite.group(2)
     central = record["central_figure"]
     assert re.search(rf'<figure id="{central}" class="central">.*?central figure</span><span class="score">'
-                     r"score \d\.\d{3}, rank 2", page)
+                     r"score [-\d.e]+, rank 2", page)
     assert '<span class="badge">Method</span>' in page
 
 
@@ -134,6 +135,8 @@ def test_a_figure_shows_the_signals_behind_its_score(doc, record):
     assert '<span class="why">caption match 1.50, referred to 2 times, referring text 0.25</span>' in central
     other = re.search(rf'<figure id="{record["figures"][0]["id"]}".*?</figure>', page).group(0)
     assert 'class="why"' not in other  # no signals recorded for it
+    third = re.search(rf'<figure id="{record["figures"][2]["id"]}".*?</figure>', page).group(0)
+    assert '<span class="why">referred to 1 time, {odd} 0.50</span>' in third  # unknown names as they are
 
 
 def test_text_from_the_paper_is_escaped(tmp_path):

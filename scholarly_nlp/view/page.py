@@ -179,7 +179,7 @@ class _Page:
             info = scored.get(figure.id, {})
             badges = "<span class=\"badge central\">central figure</span>" if figure.id == central else ""
             if info.get("score") is not None:
-                badges += (f"<span class=\"score\">score {float(info['score']):.3f}"
+                badges += (f"<span class=\"score\">score {float(info['score']):.4g}"
                            f"{', rank ' + escape(info['rank']) if info.get('rank') is not None else ''}</span>")
             why = _signal_text(info.get("signals"))
             if why:
@@ -315,18 +315,21 @@ def _nested_list(items: list[tuple[str, str, int]]) -> str:
     return "".join(out) if items else ""
 
 
-_SIGNAL_WORDS = {"mentions": "referred to {:.0f} times", "caption": "caption match {:.2f}",
-                 "context": "referring text {:.2f}"}
-"""How the page words the signals a figure ranker records per figure (unknown ones by name)."""
-
-
 def _signal_text(signals) -> str:
-    """The signals behind a figure's score, in words ("referred to 3 times, caption match 2.31");
-    "" when the record has none."""
+    """The signals behind a figure's score, in words ("caption match 2.31, referred to 3 times");
+    "" when the record has none. Signals the page does not know are shown by name."""
     if not isinstance(signals, dict):
         return ""
     parts = []
     for name, value in signals.items():
-        if isinstance(value, (int, float)):
-            parts.append(_SIGNAL_WORDS.get(name, str(name) + " {:.2f}").format(float(value)))
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if name == "mentions":
+            parts.append(f"referred to {value:.0f} time{'' if value == 1 else 's'}")
+        elif name == "caption":
+            parts.append(f"caption match {value:.2f}")
+        elif name == "context":
+            parts.append(f"referring text {value:.2f}")
+        else:
+            parts.append(f"{name} {value:.2f}")
     return ", ".join(parts)

@@ -46,7 +46,7 @@ from scholarly_nlp import Figure
 from scholarly_nlp.metrics import average_precision, reciprocal_rank
 
 from .factory import rank_figures
-from .signals import context_similarity, fit_on_paper, mention_counts, tfidf_vectorizer
+from .signals import context_similarity, fit_on_paper, mention_counts, tfidf_cosines, tfidf_vectorizer
 from .texts import abstract_sentences, caption_text
 
 __all__ = [
@@ -269,11 +269,7 @@ class TfidfBaseline(_Ranker):
         abstract = " ".join(query)
         captions = [caption_text(f) for f in captioned]
         vectorizer = self._fitted or fit_on_paper(doc, [abstract] + captions)
-        if vectorizer is None:
-            return {f.id: 0.0 for f in captioned}
-        matrix = vectorizer.transform([abstract] + captions)  # rows are L2-normalised
-        similarities = (matrix[1:] @ matrix[0].T).toarray().ravel()
-        return {f.id: float(s) for f, s in zip(captioned, similarities)}
+        return dict(zip([f.id for f in captioned], tfidf_cosines(vectorizer, abstract, captions)))
 
 
 class MentionCountBaseline(_Ranker):

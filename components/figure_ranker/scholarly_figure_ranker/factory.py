@@ -44,6 +44,9 @@ DEFAULT_MODEL = {
     "mixed_precision": False,
 }
 CONFIG_FILE = "cfg"
+CONFIG_ONLY = ("signals",)
+"""Settings that only the pipeline config gives: not saved with the weights, so that a config
+override (``signals = ["caption"]``) holds for a saved pipeline too."""
 
 
 def figure_ranking(doc: Doc) -> list[str]:
@@ -143,11 +146,13 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
         docs = list(docs)
         names = self.cfg["signals"]
         queries = [abstract_sentences(doc) for doc in docs]
-        scorable = [[f for f in self.candidates(doc) if caption_text(f)] if q else [] for doc, q in zip(docs, queries)]
+        candidates_of = [self.candidates(doc) for doc in docs]
+        scorable = [[f for f in c if caption_text(f)] if q else [] for c, q in zip(candidates_of, queries)]
         caption_scores = self._caption_scores(queries, scorable) if "caption" in names else [{} for _ in docs]
         results = []
-        for doc, doc_queries, figures, captions in zip(docs, queries, scorable, caption_scores):
-            scores: dict[str, Optional[float]] = {f.id: None for f in self.candidates(doc)}
+        for doc, candidates, doc_queries, figures, captions in zip(docs, candidates_of, queries, scorable,
+                                                                   caption_scores):
+            scores: dict[str, Optional[float]] = {f.id: None for f in candidates}
             signals = signal_values(doc, figures, doc_queries, names, captions) if figures else {}
             if figures:
                 ids = [f.id for f in figures]
@@ -291,12 +296,13 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
     def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
         """Save the config and the fine-tuned cross-encoder as a Hugging Face folder."""
         super().to_disk(path, exclude=exclude)
-        srsly.write_json(Path(path) / CONFIG_FILE, self.cfg)
+        srsly.write_json(Path(path) / CONFIG_FILE, {k: v for k, v in self.cfg.items() if k not in CONFIG_ONLY})
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "FigureRanker":
         """Load what :meth:`to_disk` wrote; no access to the original backbone is needed."""
         if (Path(path) / CONFIG_FILE).exists():
-            self.cfg.update(srsly.read_json(Path(path) / CONFIG_FILE))
+            saved = srsly.read_json(Path(path) / CONFIG_FILE)
+            self.cfg.update({k: v for k, v in saved.items() if k not in CONFIG_ONLY})
         return super().from_disk(path, exclude=exclude)
 
 

@@ -49,11 +49,15 @@ def context_similarity(doc: Doc, figures: Sequence[Figure], query: list[str]) ->
     abstract = " ".join(query)
     contexts = [" ".join(referring_paragraphs(doc, f)) for f in figures]
     vectorizer = fit_on_paper(doc, [abstract] + [caption_text(f) for f in figures])
+    return dict(zip([f.id for f in figures], tfidf_cosines(vectorizer, abstract, contexts)))
+
+
+def tfidf_cosines(vectorizer, query: str, texts: list[str]) -> list[float]:
+    """Cosine of the TF-IDF vectors of ``query`` and each text; zeros without a vectorizer."""
     if vectorizer is None:
-        return {f.id: 0.0 for f in figures}
-    matrix = vectorizer.transform([abstract] + contexts)  # rows are L2-normalised
-    similarities = (matrix[1:] @ matrix[0].T).toarray().ravel()
-    return {f.id: float(s) for f, s in zip(figures, similarities)}
+        return [0.0] * len(texts)
+    matrix = vectorizer.transform([query] + texts)  # rows are L2-normalised
+    return [float(s) for s in (matrix[1:] @ matrix[0].T).toarray().ravel()]
 
 
 def tfidf_vectorizer():
@@ -77,13 +81,15 @@ def fuse_ranks(signals: dict[str, dict[str, float]], ids: Sequence[str], k: int 
     """Reciprocal rank fusion: figure id -> sum over signals of 1 / (k + its rank by that signal).
 
     Higher signal values rank first; tied figures share their average rank, so a signal that
-    cannot tell figures apart (all without mentions, say) favours none of them.
+    cannot tell figures apart (all without mentions, say) favours none of them. A NaN value
+    ranks last in its signal and leaves the other figures' ranks alone.
     """
     from scipy.stats import rankdata
 
     fused = numpy.zeros(len(ids))
     for values in signals.values():
-        fused += 1.0 / (k + rankdata([-values[i] for i in ids], method="average"))
+        column = numpy.array([values[i] for i in ids], dtype=float)
+        fused += 1.0 / (k + rankdata(-numpy.nan_to_num(column, nan=-numpy.inf), method="average"))
     return {i: float(v) for i, v in zip(ids, fused)}
 
 
