@@ -153,3 +153,38 @@ def test_smoke_workflow_and_similar_with_its_model(tmp_path):
     hits = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
     assert len(hits) == 3 and qpid not in {h["paper_id"] for h in hits}
     assert all(h["explanation"]["query_sentence"] and "method" in h["aspect_scores"] for h in hits)
+
+
+def test_holdout_split_of_csabstruct_train_is_seeded_disjoint_and_complete(tmp_path):
+    """The selection split that role-tagger recipes are chosen on (never dev): real CSAbstruct train."""
+    source = shared("csabstruct", "train.jsonl")
+    records = [line for line in source.read_text(encoding="utf8").splitlines() if line.strip()]
+    outputs = []
+    for name in ("a", "b"):
+        proc = run([sys.executable, str(SCRIPTS / "holdout_split.py"), str(source), str(tmp_path / name),
+                    "--fraction", "0.15", "--seed", "19"], cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outputs.append({part: (tmp_path / name / f"{part}.jsonl").read_text(encoding="utf8").splitlines()
+                        for part in ("train", "heldout")})
+    first, second = outputs
+    assert first == second  # same input, fraction and seed: the same split
+    assert len(first["heldout"]) == round(0.15 * len(records)) == 250
+    assert not set(first["train"]) & set(first["heldout"])
+    assert sorted(first["train"] + first["heldout"]) == sorted(records)
+    assert first["train"] == [r for r in records if r in set(first["train"])]  # input order kept
+    other = run([sys.executable, str(SCRIPTS / "holdout_split.py"), str(source), str(tmp_path / "c"),
+                 "--fraction", "0.15", "--seed", "20"], cwd=tmp_path)
+    assert other.returncode == 0
+    assert (tmp_path / "c" / "heldout.jsonl").read_text(encoding="utf8").splitlines() != first["heldout"]
+
+
+def test_holdout_split_refuses_a_fraction_it_cannot_honour(tmp_path):
+    """A fraction outside (0, 1) or a file too small to split is one clear line naming the file."""
+    source = tmp_path / "one.jsonl"
+    source.write_text('{"sentences": ["x"], "labels": ["background_label"]}\n', encoding="utf8")
+    for fraction in ("0", "1.5", "0.15"):
+        proc = run([sys.executable, str(SCRIPTS / "holdout_split.py"), str(source), str(tmp_path / "out"),
+                    "--fraction", fraction], cwd=tmp_path)
+        assert proc.returncode == 1
+        assert proc.stderr.startswith(str(source)) and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
