@@ -172,6 +172,7 @@ def test_holdout_split_of_csabstruct_train_is_seeded_disjoint_and_complete(tmp_p
     assert not set(first["train"]) & set(first["heldout"])
     assert sorted(first["train"] + first["heldout"]) == sorted(records)
     assert first["train"] == [r for r in records if r in set(first["train"])]  # input order kept
+    assert first["heldout"] == [r for r in records if r in set(first["heldout"])]
     other = run([sys.executable, str(SCRIPTS / "holdout_split.py"), str(source), str(tmp_path / "c"),
                  "--fraction", "0.15", "--seed", "20"], cwd=tmp_path)
     assert other.returncode == 0
@@ -182,9 +183,32 @@ def test_holdout_split_refuses_a_fraction_it_cannot_honour(tmp_path):
     """A fraction outside (0, 1) or a file too small to split is one clear line naming the file."""
     source = tmp_path / "one.jsonl"
     source.write_text('{"sentences": ["x"], "labels": ["background_label"]}\n', encoding="utf8")
-    for fraction in ("0", "1.5", "0.15"):
+    for fraction in ("0", "1.5", "0.15", "0.9"):  # 0.15 and 0.9 of one record: none or all held out
         proc = run([sys.executable, str(SCRIPTS / "holdout_split.py"), str(source), str(tmp_path / "out"),
                     "--fraction", fraction], cwd=tmp_path)
         assert proc.returncode == 1
         assert proc.stderr.startswith(str(source)) and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_holdout_split_keeps_records_whole_and_drops_blank_lines(tmp_path):
+    """One record per newline: blank lines, CRLF and a missing final newline change nothing, and a
+    record holding a raw U+2028 (valid JSON) stays one record."""
+    records = [json.dumps({"sentences": [f"Sentence {i}\u2028continued."], "labels": ["method_label"]},
+                          ensure_ascii=False) for i in range(12)]
+    assert "\u2028" in records[0]
+    layouts = {"plain": "\n".join(records) + "\n", "crlf_blank": "\r\n".join(records[:6]) + "\r\n\r\n  \r\n"
+               + "\r\n".join(records[6:])}
+    outputs = {}
+    for name, text in layouts.items():
+        source = tmp_path / f"{name}.jsonl"
+        source.write_text(text, encoding="utf8")
+        proc = run([sys.executable, str(SCRIPTS / "holdout_split.py"), str(source), str(tmp_path / name),
+                    "--fraction", "0.25", "--seed", "3"], cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outputs[name] = [(tmp_path / name / f"{part}.jsonl").read_bytes() for part in ("train", "heldout")]
+    assert outputs["plain"] == outputs["crlf_blank"]
+    train, heldout = (part.decode("utf8").split("\n")[:-1] for part in outputs["plain"])
+    assert len(heldout) == 3 and len(train) == 9
+    assert sorted(train + heldout) == sorted(records)
+    assert all(json.loads(line)["labels"] == ["method_label"] for line in train + heldout)

@@ -17,7 +17,7 @@ import argparse
 import random
 import sys
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 
 def holdout_split(lines: Sequence[str], fraction: float, seed: int) -> Tuple[List[str], List[str]]:
@@ -35,7 +35,13 @@ def holdout_split(lines: Sequence[str], fraction: float, seed: int) -> Tuple[Lis
             [r for i, r in enumerate(records) if i in heldout])
 
 
-def main(argv=None) -> int:
+def read_lines(path: Path) -> List[str]:
+    """The file's lines split on newlines only: ``str.splitlines`` would also cut a JSON string
+    that holds a raw U+2028 or U+2029, which JSON allows."""
+    return [line.rstrip("\r") for line in path.read_text(encoding="utf8").split("\n")]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command line: INPUT OUTPUT_DIR [--fraction F] [--seed S]."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("input", type=Path, help="a JSONL file, e.g. CSAbstruct train.jsonl")
@@ -44,7 +50,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=19)
     args = parser.parse_args(argv)
     try:
-        train, heldout = holdout_split(args.input.read_text(encoding="utf8").splitlines(), args.fraction, args.seed)
+        train, heldout = holdout_split(read_lines(args.input), args.fraction, args.seed)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         print(f"{args.input}: {error}", file=sys.stderr)
         return 1
