@@ -59,7 +59,8 @@ def signal_scores(pool, pairs, docs, encoder) -> dict:
     """Every signal's similarity of each pair of ``pairs`` (indices into ``pool``)."""
     from scholarly_figure_embedder.evaluation import tfidf_pair_scores
 
-    trained = unit_rows([c.vector if c.vector is not None else numpy.zeros_like(pool[0].vector) for c in pool])
+    dim = next((len(c.vector) for c in pool if c.vector is not None), 1)
+    trained = unit_rows([c.vector if c.vector is not None else numpy.zeros(dim) for c in pool])
     zero_shot = unit_rows(encoder.encode([c.text for c in pool]))
     texts = paper_texts(docs)
     ids = sorted(texts)
