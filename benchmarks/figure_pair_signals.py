@@ -55,16 +55,25 @@ def paper_texts(docs) -> dict:
     return texts
 
 
-def signal_scores(pool, pairs, docs, encoder) -> dict:
-    """Every signal's similarity of each pair of ``pairs`` (indices into ``pool``)."""
-    from scholarly_figure_embedder.evaluation import tfidf_pair_scores
-
+def pool_vectors(pool, docs, encoder) -> dict:
+    """The unit vectors every pair set of ``pool`` is scored with, encoded once per pool:
+    ``trained`` and ``zero_shot`` (one row per figure), ``paper`` (paper id -> vector)."""
     dim = next((len(c.vector) for c in pool if c.vector is not None), 1)
-    trained = unit_rows([c.vector if c.vector is not None else numpy.zeros(dim) for c in pool])
-    zero_shot = unit_rows(encoder.encode([c.text for c in pool]))
     texts = paper_texts(docs)
     ids = sorted(texts)
-    paper = dict(zip(ids, unit_rows(encoder.encode([texts[i] for i in ids]))))
+    return {
+        "trained": unit_rows([c.vector if c.vector is not None else numpy.zeros(dim) for c in pool]),
+        "zero_shot": unit_rows(encoder.encode([c.text for c in pool])),
+        "paper": dict(zip(ids, unit_rows(encoder.encode([texts[i] for i in ids])))),
+    }
+
+
+def signal_scores(pool, pairs, vectors) -> dict:
+    """Every signal's similarity of each pair of ``pairs`` (indices into ``pool``), from the
+    pool's :func:`pool_vectors`."""
+    from scholarly_figure_embedder.evaluation import tfidf_pair_scores
+
+    trained, zero_shot, paper = vectors["trained"], vectors["zero_shot"], vectors["paper"]
     left, right = pairs.left, pairs.right
     return {
         "trained": (trained[left] * trained[right]).sum(1),
@@ -129,7 +138,8 @@ def main(argv=None) -> dict:
         docs = list(scholarly_nlp.load_docbin(args.corpus / f"{split}.spacy", embedder.vocab))
         pool = embedder_pool(embedder, docs)
         sets = build_pair_sets(pool, relations, None, args.max_pairs, seed)
-        scored[split] = {name: (signal_scores(pool, sets[name], docs, encoder), sets[name].labels) for name in PAIR_SETS}
+        vectors = pool_vectors(pool, docs, encoder)
+        scored[split] = {name: (signal_scores(pool, sets[name], vectors), sets[name].labels) for name in PAIR_SETS}
 
     results = {}
     for name in PAIR_SETS:

@@ -168,7 +168,7 @@ def test_signal_scores_pair_each_pool_index_with_its_own_figure_and_paper(benchm
             Candidate("B", "fig_1", "Figure: a tagger", None)]
     pairs = PairSet(numpy.array([0, 0, 1]), numpy.array([1, 2, 2]), numpy.array([1, 0, 0]))
     encoder = HashEncoder()
-    scores = signals.signal_scores(pool, pairs, docs, encoder)
+    scores = signals.signal_scores(pool, pairs, signals.pool_vectors(pool, docs, encoder))
     assert numpy.allclose(scores["trained"], [0.0, 0.0, 0.0])  # orthogonal vectors; a missing vector scores 0
     texts = unit(encoder, [c.text for c in pool])
     assert numpy.allclose(scores["zero_shot"], [texts[0] @ texts[1], texts[0] @ texts[2], texts[1] @ texts[2]], atol=1e-6)
