@@ -467,3 +467,24 @@ def test_running_heads_just_below_the_top_tenth_are_furniture():
     assert not any("M.-D. Ding" in t or t.startswith("Interesting topics about solar filaments") for t in texts)
     joined = [t for t in texts if "look very similar to solar filaments in H" in t]
     assert len(joined) == 1 and not joined[0].startswith("look")
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_private_use_ligatures_are_spelled_out_and_rejoined():
+    """A Mac-era font maps its fi and fl ligatures to U+F001 / U+F002 with a space after each
+    ("Arti\uf001 cial"): the words come out whole. (GROBID's TEI of the same file keeps
+    "Arti\uf001 cial" in places and drops the ligature in others: "rst", "articial".)"""
+    paper = read_pair(PAIRS / "yimin_29-34_no_abs.pdf")
+    assert paper.title == "Rise of the Machine and Medicine: a Qualitative Review of Artificial Intelligence in the Healthcare"
+    text = " ".join(b.text for b in paper.blocks)
+    assert not re.search("[\uf001\uf002]", text)
+    assert not re.search(r"\b(?:arti cial|identi cation|speci c\w*|signi cant\w*|e cient)\b", text, flags=re.I)
+    assert {"artificial", "identification", "find", "first", "financial", "significantly", "efficient",
+            "flesh", "traffic"} <= set(tokens(text))
+
+
+def test_a_private_use_ligature_keeps_a_real_space_before_a_capital_or_a_digit():
+    from scholarly_nlp.readers.pdf.extraction import _PIECE_RE, _clean_word
+
+    pieces = [m.group() for m in _PIECE_RE.finditer("Arti\uf001 cial \uf001 nd \uf002 ow hi-\uf001 The \uf001 2")]
+    assert [_clean_word(p) for p in pieces] == ["Artificial", "find", "flow", "hi-fi", "The", "fi", "2"]

@@ -21,7 +21,11 @@ from .typography import FontReader
 
 
 _PDFIUM_HYPHEN = "\ufffe"  # pdfium's marker for a hyphen it judged to end a line
-_PIECE_RE = re.compile(r"\r\n|\n|\ufffe|[^\s\ufffe]+")
+#: Ligatures some (Mac-era) fonts map into the Private Use Area, U+F001 "fi" and U+F002 "fl";
+#: such a font's text also has a space after each one ("Arti\uf001 cial"), which a word keeps.
+_PUA_LIGATURES = {0xF001: "fi", 0xF002: "fl"}
+_PIECE_RE = re.compile(r"\r\n|\n|\ufffe|(?:[^\s\ufffe]*[\uf001\uf002] (?=[a-z]))*[^\s\ufffe]+")
+_PUA_LIGATURE_SPACE_RE = re.compile("([\uf001\uf002]) ")
 _BREAKS = ("\r\n", "\n", _PDFIUM_HYPHEN)
 _CLEAN_TABLE = {
     **{c: None for c in range(0x20)},
@@ -35,6 +39,7 @@ _CLEAN_TABLE = {
     0xFB04: "ffl",
     0xFB05: "st",
     0xFB06: "st",
+    **_PUA_LIGATURES,
 }
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 #: A line opening like a section number ("2.1", "A.", "IV."): its words' fonts are read too,
@@ -83,9 +88,10 @@ def _page_text(raw_tp, count: int) -> str:
 
 
 def _clean_word(piece: str) -> str:
-    """A word's text: ligatures spelled out, control characters dropped, UTF-16 surrogate
-    pairs joined (math letters), stray surrogates replaced."""
-    cleaned = piece.translate(_CLEAN_TABLE)
+    """A word's text: ligatures spelled out (a Private Use Area ligature with the space after
+    it), control characters dropped, UTF-16 surrogate pairs joined (math letters), stray
+    surrogates replaced."""
+    cleaned = _PUA_LIGATURE_SPACE_RE.sub(r"\1", piece).translate(_CLEAN_TABLE)
     if _SURROGATE_RE.search(cleaned):
         cleaned = cleaned.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return cleaned
