@@ -488,3 +488,52 @@ def test_a_private_use_ligature_keeps_a_real_space_before_a_capital_or_a_digit()
 
     pieces = [m.group() for m in _PIECE_RE.finditer("Arti\uf001 cial \uf001 nd \uf002 ow hi-\uf001 The \uf001 2")]
     assert [_clean_word(p) for p in pieces] == ["Artificial", "find", "flow", "hi-fi", "The", "fi", "2"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_control_codes_a_font_names_become_its_characters():
+    """An OUP-set paper's Meridien fonts have no ToUnicode map and put fi, fl, a hyphen and mu
+    at codes 27-30, which pdfium gives as control characters ("identi\\x1eed", "800 \\x1cl").
+    The fonts' /Differences name those glyphs (f_i, f_l, uni2010, uni03BC), so the words come out
+    whole (GROBID's TEI of the same file has "con rming", "identi", "ippers")."""
+    paper = read_pair(PAIRS / "ser763_pathogen-surveillance-in.pdf")
+    text = " ".join(b.text for b in paper.blocks)
+    assert not re.search(r"\b(?:identi ed|con rming|speci c|Paci c)\b", text)
+    words = set(tokens(text))
+    assert {"identified", "confirming", "first", "flippers", "influenced", "specific"} <= words
+    assert "800 μl" in text and "100 μg/ml" in text
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_control_codes_of_other_fonts_are_left_alone():
+    """E09-1079's Nimbus text fonts name codes 2, 3 and 19-21 as ligatures, while its math
+    fonts use such codes for other glyphs: a code is read by its own font's names only, so no
+    stray ligature lands among the formulas."""
+    from scholarly_nlp.readers.pdf.glyph_names import control_code_characters
+
+    path = data_path("pdfs", "acl", "E09-1079.pdf")
+    tables = control_code_characters(path)
+    assert tables["NimbusRomNo9L-Regu"][2] == "\ufb01" and tables["NimbusRomNo9L-Regu"][21] == "\ufb04"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(path)
+    text = " ".join(b.text for b in paper.blocks)
+    assert not re.search(r"(?:^|\s)(?:ff|ffi|ffl|ffffi)(?:\s|$)", text)
+
+
+@pytest.mark.parametrize("name, character", [("f_i", "\ufb01"), ("fi", "\ufb01"), ("f_f_l", "\ufb04"),
+                                             ("ffl", "\ufb04"), ("uni03BC", "\u03bc"), ("u2010", "\u2010"),
+                                             ("uni00A0", "\xa0"), ("a", None), ("f_x", None), ("uni0007", None),
+                                             ("u1D434", None), ("uniD800", None)])
+def test_glyph_names_give_one_character_or_none(name, character):
+    from scholarly_nlp.readers.pdf.glyph_names import glyph_character
+
+    assert glyph_character(name) == character
+
+
+def test_a_file_pdfminer_cannot_parse_gives_no_table(tmp_path):
+    from scholarly_nlp.readers.pdf.glyph_names import control_code_characters
+
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nnot a pdf body\n%%EOF\n")
+    assert control_code_characters(broken) == {}

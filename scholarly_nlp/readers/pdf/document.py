@@ -15,6 +15,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ...errors import EmptyDocumentError, EncryptedPDFError, InputError, MalformedInputError
+from .glyph_names import control_code_characters
 from .model import Page
 
 
@@ -25,9 +26,18 @@ class PdfHandle:
     """An open document whose pages stay loaded until released or :meth:`close` (pdfium
     parses a page's content on load; floats and images load the few pages they need again)."""
 
-    def __init__(self, document: pdfium.PdfDocument) -> None:
+    def __init__(self, document: pdfium.PdfDocument, path: Path | None = None) -> None:
         self.document = document
+        self.path = path
         self._pages: dict[int, pdfium.PdfPage] = {}
+        self._control_characters: dict[str, dict[int, str]] | None = None
+
+    def control_characters(self) -> dict[str, dict[int, str]]:
+        """Per font name, the characters its glyph names give control codes pdfium could not
+        map (read once, on the first page that has such a code; empty without a path)."""
+        if self._control_characters is None:
+            self._control_characters = control_code_characters(self.path) if self.path else {}
+        return self._control_characters
 
     def page(self, index: int) -> pdfium.PdfPage:
         """The loaded page at ``index`` (loaded on first use)."""

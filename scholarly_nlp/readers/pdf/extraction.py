@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pypdfium2.raw as pdfium_c
 
 from .document import PdfHandle
+from .glyph_names import CONTROL_RE
 from .model import Line, Page, Word
 from .typography import FontReader
 
@@ -62,6 +63,8 @@ def read_page(pdf: PdfHandle, index: int) -> Page:
         text = _page_text(textpage.raw, count)
         # pdfium leaves glyphs without a code out of its text: offsets then need mapping
         aligned = len(text) == count
+        if CONTROL_RE.search(text):
+            text = _named_control_codes(textpage.raw, text, pdf.control_characters(), aligned)
         lines = list(_page_lines(textpage.raw, text, left, top, index, aligned))
         unmapped = _unmapped_share(textpage.raw, count) if index < 3 else (0, 0)
     finally:
@@ -85,6 +88,22 @@ def _page_text(raw_tp, count: int) -> str:
     buffer = (ctypes.c_ushort * (2 * count + 2))()
     written = pdfium_c.FPDFText_GetText(raw_tp, 0, count, buffer)
     return "".join(map(chr, buffer[: max(0, written - 1)]))
+
+
+def _named_control_codes(raw_tp, text: str, tables: dict[str, dict[int, str]], aligned: bool) -> str:
+    """``text`` with each control character replaced by what its own font's glyph name says
+    (:mod:`.glyph_names`), where that font names it; same length, so offsets hold."""
+    if not tables:
+        return text
+    fonts = FontReader(raw_tp)
+    characters = list(text)
+    for match in CONTROL_RE.finditer(text):
+        at = match.start()
+        index = at if aligned else pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, at)
+        table = tables.get(fonts.font(index)[0])
+        if table:
+            characters[at] = table.get(ord(text[at]), text[at])
+    return "".join(characters)
 
 
 def _clean_word(piece: str) -> str:

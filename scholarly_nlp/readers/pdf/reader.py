@@ -44,7 +44,7 @@ def read_pdf(
     """
     path = Path(path)
     check_file(path)
-    pdf = PdfHandle(open_document(path))
+    pdf = PdfHandle(open_document(path), path)
     try:
         pages = [_read_and_release(pdf, i) for i in range(len(pdf.document))]
         require_text(path, pages, pdf)
