@@ -537,3 +537,43 @@ def test_a_file_pdfminer_cannot_parse_gives_no_table(tmp_path):
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.4\nnot a pdf body\n%%EOF\n")
     assert control_code_characters(broken) == {}
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_symbol_font_text_becomes_unicode():
+    """Word writes Symbol-font text at U+F000 + code: a list's bullets (U+F0B7) and an
+    equation's =, + and Greek letters come out as the characters they are; Adobe's sans-serif
+    trademark (U+F8EA) becomes TM."""
+    bullets = read_pair(PAIRS / "upmchk_paper4.pdf")
+    equation = read_pair(PAIRS / "miku_ojs62.pdf")
+    trademark = read_pair(PAIRS / "srgarcia_prodadmin__joh-1-7-v2.pdf")
+    for paper in (bullets, equation, trademark):
+        text = " ".join(b.text for b in paper.blocks)
+        assert not re.search("[\uf020-\uf0fe\uf8e5-\uf8fe]", text), paper.paper_id
+    assert sum(b.text.count("\u2022 ") for b in bullets.blocks) == 7
+    assert any(b.text.startswith("log(pci)=\u03b10+\u03b11 log(emp)+\u03b12 log(gfcf)") and b.text.endswith("+\u03b5t (6)")
+               for b in equation.blocks)
+    assert any("GitHub\u2122, 7 or" in b.text for b in trademark.blocks)
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_brace_pieces_of_acl_formulas_become_unicode_pieces():
+    """A 2003 CL article's case formula has Symbol's large-brace pieces (U+F8F1-U+F8F3)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(data_path("pdfs", "acl", "J03-1005.pdf"))
+    text = " ".join(b.text for b in paper.blocks)
+    assert "\u23a7" in text and "\u23a9" in text and not re.search("[\uf8e5-\uf8fe]", text)
+
+
+def test_the_symbol_encoding_gives_one_unicode_character_per_code():
+    from scholarly_nlp.readers.pdf.symbol_font import (
+        ADOBE_SYMBOL_PUA, SYMBOL_ENCODING, is_symbol_font, symbol_character)
+
+    assert len(SYMBOL_ENCODING) == 189 and set(SYMBOL_ENCODING) <= set(range(0x20, 0xFF))
+    for table in (SYMBOL_ENCODING, ADOBE_SYMBOL_PUA):
+        assert all(len(ch) == 1 and not 0xE000 <= ord(ch) <= 0xF8FF for ch in table.values())
+    assert [symbol_character(chr(0xF000 + code)) for code in (0x3D, 0x61, 0x65, 0xB7, 0xE5, 0x2B)] == list("=\u03b1\u03b5\u2022\u2211+")
+    assert symbol_character("\uf080") == "\uf080"  # no character at 0x80: left as it is
+    assert is_symbol_font("SymbolMT") and is_symbol_font("Symbol,Bold")
+    assert not is_symbol_font("Wingdings-Regular") and not is_symbol_font("TimesNewRomanPSMT")

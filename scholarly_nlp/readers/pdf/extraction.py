@@ -11,13 +11,14 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pypdfium2.raw as pdfium_c
 
 from .document import PdfHandle
 from .glyph_names import CONTROL_RE
 from .model import Line, Page, Word
+from .symbol_font import ADOBE_SYMBOL_PUA, SYMBOL_PUA_RE, is_symbol_font, symbol_character
 from .typography import FontReader
 
 
@@ -41,6 +42,7 @@ _CLEAN_TABLE = {
     0xFB05: "st",
     0xFB06: "st",
     **_PUA_LIGATURES,
+    **ADOBE_SYMBOL_PUA,
 }
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 #: A line opening like a section number ("2.1", "A.", "IV."): its words' fonts are read too,
@@ -64,7 +66,13 @@ def read_page(pdf: PdfHandle, index: int) -> Page:
         # pdfium leaves glyphs without a code out of its text: offsets then need mapping
         aligned = len(text) == count
         if CONTROL_RE.search(text):
-            text = _named_control_codes(textpage.raw, text, pdf.control_characters(), aligned)
+            tables = pdf.control_characters()
+            if tables:
+                text = _replace_by_font(textpage.raw, text, CONTROL_RE, aligned,
+                                        lambda font, ch: tables.get(font, {}).get(ord(ch), ch))
+        if SYMBOL_PUA_RE.search(text):
+            text = _replace_by_font(textpage.raw, text, SYMBOL_PUA_RE, aligned,
+                                    lambda font, ch: symbol_character(ch) if is_symbol_font(font) else ch)
         lines = list(_page_lines(textpage.raw, text, left, top, index, aligned))
         unmapped = _unmapped_share(textpage.raw, count) if index < 3 else (0, 0)
     finally:
@@ -90,19 +98,17 @@ def _page_text(raw_tp, count: int) -> str:
     return "".join(map(chr, buffer[: max(0, written - 1)]))
 
 
-def _named_control_codes(raw_tp, text: str, tables: dict[str, dict[int, str]], aligned: bool) -> str:
-    """``text`` with each control character replaced by what its own font's glyph name says
-    (:mod:`.glyph_names`), where that font names it; same length, so offsets hold."""
-    if not tables:
-        return text
+def _replace_by_font(raw_tp, text: str, pattern: re.Pattern, aligned: bool,
+                     replace: Callable[[str, str], str]) -> str:
+    """``text`` with each character ``pattern`` finds replaced by ``replace(font name,
+    character)``, one character for one, so pdfium's offsets hold: for codes whose meaning
+    depends on their font (:mod:`.glyph_names`, :mod:`.symbol_font`)."""
     fonts = FontReader(raw_tp)
     characters = list(text)
-    for match in CONTROL_RE.finditer(text):
+    for match in pattern.finditer(text):
         at = match.start()
         index = at if aligned else pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, at)
-        table = tables.get(fonts.font(index)[0])
-        if table:
-            characters[at] = table.get(ord(text[at]), text[at])
+        characters[at] = replace(fonts.font(index)[0], text[at])
     return "".join(characters)
 
 
