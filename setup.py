@@ -26,6 +26,8 @@ setup(
         "lxml>=6.1,<7",
         "pypdfium2>=5.15,<6",
         "pdfplumber>=0.11.10,<0.12",
+        # the PDF reader reads font encodings with pdfminer's object parser
+        "pdfminer.six>=20260107,<20270000",
         "Pillow>=13,<14",
         "numpy>=2.4,<3",
         "click>=8.4,<9",

@@ -23,11 +23,14 @@ from .typography import FontReader
 
 
 _PDFIUM_HYPHEN = "\ufffe"  # pdfium's marker for a hyphen it judged to end a line
-#: Ligatures some (Mac-era) fonts map into the Private Use Area, U+F001 "fi" and U+F002 "fl";
-#: such a font's text also has a space after each one ("Arti\uf001 cial"), which a word keeps.
+_PIECE_RE = re.compile(r"\r\n|\n|\ufffe|[^\s\ufffe]+")
+#: Ligatures some (Mac-era) fonts map into the Private Use Area, U+F001 "fi" and U+F002 "fl".
 _PUA_LIGATURES = {0xF001: "fi", 0xF002: "fl"}
-_PIECE_RE = re.compile(r"\r\n|\n|\ufffe|(?:[^\s\ufffe]*[\uf001\uf002] (?=[a-z]))*[^\s\ufffe]+")
-_PUA_LIGATURE_SPACE_RE = re.compile("([\uf001\uf002]) ")
+#: Such a font's text also has a space character after each one ("Arti\uf001 cial"), set with
+#: no gap: a space closer than this share of the font size is no word break.
+_PUA_LIGATURE_SPACE_RE = re.compile("[\uf001\uf002] (?=\\S)")
+_NO_GAP = 0.2
+_JOINER = "\u200b"  # stands in for such a space: same length, not whitespace, dropped from words
 _BREAKS = ("\r\n", "\n", _PDFIUM_HYPHEN)
 _CLEAN_TABLE = {
     **{c: None for c in range(0x20)},
@@ -42,6 +45,7 @@ _CLEAN_TABLE = {
     0xFB05: "st",
     0xFB06: "st",
     **_PUA_LIGATURES,
+    ord(_JOINER): None,
     **ADOBE_SYMBOL_PUA,
 }
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -70,6 +74,8 @@ def read_page(pdf: PdfHandle, index: int) -> Page:
             if tables:
                 text = _replace_by_font(textpage.raw, text, CONTROL_RE, aligned,
                                         lambda font, ch: tables.get(font, {}).get(ord(ch), ch))
+        if "\uf001" in text or "\uf002" in text:
+            text = _join_pua_ligatures(textpage.raw, text, aligned)
         if SYMBOL_PUA_RE.search(text):
             text = _replace_by_font(textpage.raw, text, SYMBOL_PUA_RE, aligned,
                                     lambda font, ch: symbol_character(ch) if is_symbol_font(font) else ch)
@@ -107,16 +113,39 @@ def _replace_by_font(raw_tp, text: str, pattern: re.Pattern, aligned: bool,
     characters = list(text)
     for match in pattern.finditer(text):
         at = match.start()
-        index = at if aligned else pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, at)
-        characters[at] = replace(fonts.font(index)[0], text[at])
+        index = _char_index(raw_tp, at, aligned)
+        if index >= 0:
+            characters[at] = replace(fonts.font(index)[0], text[at])
+    return "".join(characters)
+
+
+def _char_index(raw_tp, at: int, aligned: bool) -> int:
+    """pdfium's character index of a text offset (-1 where pdfium has none)."""
+    return at if aligned else pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, at)
+
+
+def _join_pua_ligatures(raw_tp, text: str, aligned: bool) -> str:
+    """``text`` with the space after a U+F001/U+F002 ligature made a joiner where the next
+    glyph follows with no gap (the font's own space, not a word break); same length."""
+    rect = pdfium_c.FS_RECTF()
+    characters = list(text)
+    for match in _PUA_LIGATURE_SPACE_RE.finditer(text):
+        ligature, following = _char_index(raw_tp, match.start(), aligned), _char_index(raw_tp, match.end(), aligned)
+        if ligature < 0 or following < 0:
+            continue
+        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, ligature, rect)
+        right = rect.right
+        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, following, rect)
+        size = pdfium_c.FPDFText_GetFontSize(raw_tp, ligature)
+        if size > 0 and abs(rect.left - right) < _NO_GAP * size:
+            characters[match.start() + 1] = _JOINER
     return "".join(characters)
 
 
 def _clean_word(piece: str) -> str:
-    """A word's text: ligatures spelled out (a Private Use Area ligature with the space after
-    it), control characters dropped, UTF-16 surrogate pairs joined (math letters), stray
-    surrogates replaced."""
-    cleaned = _PUA_LIGATURE_SPACE_RE.sub(r"\1", piece).translate(_CLEAN_TABLE)
+    """A word's text: ligatures spelled out, control characters and joiners dropped, UTF-16
+    surrogate pairs joined (math letters), stray surrogates replaced."""
+    cleaned = piece.translate(_CLEAN_TABLE)
     if _SURROGATE_RE.search(cleaned):
         cleaned = cleaned.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return cleaned

@@ -1,112 +1,151 @@
-"""Characters for the control codes pdfium cannot map, from the fonts' glyph names.
+"""Ligatures for the control codes pdfium cannot map, from the fonts' glyph names.
 
-A simple font without a ``/ToUnicode`` map leaves pdfium with the raw character code, so a
-publisher font that puts its ligatures, a hyphen or a Greek letter at codes below 0x20 comes
-out as control characters ("identi\\x1eed", "10 \\x1cm") that the reader would drop. Such a
-font often names those glyphs in its ``/Encoding /Differences`` array (``f_i``, ``fl``,
-``uni03BC``), and the name says the character. :func:`control_code_characters` reads those
-arrays (pdfminer's object parser, no content streams) and gives, per font and code, one
-character that replaces pdfium's control character without changing the text's length, so
-pdfium's character offsets stay valid: a ligature becomes its presentation form (U+FB01 for
-``f_i``), spelled out later like any other ligature. Only a character of that very font is
-replaced: math fonts put other glyphs at the same codes.
+A simple font without a ``/ToUnicode`` map leaves pdfium to read its ``/Encoding``: standard
+glyph names (``fi``, ``uni03BC``) it turns into characters itself, but a ligature named by
+its components (``f_i``, ``f_l``) it cannot, and a font that puts such ligatures at codes
+below 0x20 comes out as control characters ("identi\\x1eed") that the reader would drop.
+:func:`control_code_characters` reads the fonts' ``/Differences`` arrays (pdfminer's object
+parser, no content streams; fonts of the pages and of their form XObjects) and gives, per
+font name and code, the ligature's presentation form (U+FB01 for ``f_i``): one character for
+one, so pdfium's character offsets stay valid, spelled out later like any other ligature.
+Only a character of that very font is replaced: other fonts put other glyphs at such codes.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 #: Ligature glyph names (standard and components joined by "_") -> presentation forms.
 _LIGATURES = {"ff": "\ufb00", "fi": "\ufb01", "fl": "\ufb02", "ffi": "\ufb03", "ffl": "\ufb04"}
-_UNI_RE = re.compile(r"^uni([0-9A-Fa-f]{4})$|^u([0-9A-Fa-f]{4,6})$")
 #: What pdfium gives for an unmapped code below 0x20 (tab, line feed and carriage return excluded).
 CONTROL_RE = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f]")
+_SUBSET_TAG_RE = re.compile(r"^[A-Z]{6}\+")
+_BUILT_IN = object()  # a font whose codes mean what its font program says: unknown here
 
 
 def glyph_character(name: str) -> str | None:
-    """The one character a glyph name stands for (``f_i`` -> U+FB01, ``uni03BC`` -> mu), or
-    None for names that are not a ligature or a ``uniXXXX`` / ``uXXXX[XX]`` code point."""
+    """The presentation form of a ligature glyph name (``f_i`` or ``fi`` -> U+FB01), or None."""
     ligature = _LIGATURES.get(name.replace("_", ""))
-    if ligature and ("_" in name or name in _LIGATURES):
-        return ligature
-    match = _UNI_RE.match(name)
-    if not match:
-        return None
-    point = int(match.group(1) or match.group(2), 16)
-    if point < 0x20 or 0xD800 <= point <= 0xDFFF or point > 0x10FFFF:
-        return None
-    character = chr(point)
-    # one UTF-16 unit, like the code it replaces in pdfium's text
-    return character if point <= 0xFFFF else None
+    return ligature if ligature and ("_" in name or name in _LIGATURES) else None
 
 
-def _differences(encoding) -> dict[int, str]:
-    """code -> glyph name from a ``/Differences`` array ``[code /name /name code /name ...]``."""
-    from pdfminer.pdftypes import resolve1
+def _name(value) -> str:
     from pdfminer.psparser import PSLiteral
 
+    value = value.name if isinstance(value, PSLiteral) else value
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    return value if isinstance(value, str) else ""
+
+
+def font_name(font: dict) -> str:
+    """A font's ``/BaseFont`` without its subset tag ("VOLEYY+Meridien" -> "Meridien"), as
+    pdfium names the font of a character."""
+    from pdfminer.pdftypes import resolve1
+
+    return _SUBSET_TAG_RE.sub("", _name(resolve1(font.get("BaseFont"))))
+
+
+def low_code_names(font: dict):
+    """code (< 0x20) -> glyph name from the font's ``/Differences``; an empty dict for a font
+    whose encoding names nothing there (a standard encoding has no glyph below 0x20), and
+    ``_BUILT_IN`` for one without an ``/Encoding`` (its program's own encoding)."""
+    from pdfminer.pdftypes import resolve1
+
+    encoding = resolve1(font.get("Encoding"))
+    if encoding is None:
+        return _BUILT_IN
+    if not isinstance(encoding, dict):
+        return {}
     names: dict[int, str] = {}
     code = None
     for item in resolve1(encoding.get("Differences")) or []:
         item = resolve1(item)
         if isinstance(item, int):
             code = item
-        elif isinstance(item, PSLiteral) and code is not None:
-            names[code] = item.name if isinstance(item.name, str) else item.name.decode("latin-1")
+        elif code is not None:
+            if code < 0x20:
+                names[code] = _name(item)
             code += 1
     return names
 
 
-def _font_name(font: dict) -> str:
-    """A font's ``/BaseFont`` without its subset tag ("VOLEYY+Meridien" -> "Meridien"), as
-    pdfium names the font of a character."""
+def font_record(font: dict) -> tuple[str, bool, object]:
+    """What :func:`font_tables` needs of a font dictionary, read while its file is open:
+    (name without subset tag, whether it is a Type 3 font, :func:`low_code_names`)."""
     from pdfminer.pdftypes import resolve1
-    from pdfminer.psparser import PSLiteral
 
-    base = resolve1(font.get("BaseFont"))
-    name = base.name if isinstance(base, PSLiteral) else base
-    if isinstance(name, bytes):
-        name = name.decode("latin-1")
-    name = name if isinstance(name, str) else ""
-    return name.split("+", 1)[1] if re.match(r"^[A-Z]{6}\+", name) else name
+    return font_name(font), _name(resolve1(font.get("Subtype"))) == "Type3", low_code_names(font)
+
+
+def font_tables(records: Iterable[tuple[str, bool, object]]) -> dict[str, dict[int, str]]:
+    """Per font name, code -> ligature character, from :func:`font_record` records.
+
+    pdfium names a character's font without its subset tag, so fonts that share a name share
+    a table: a code is kept only where every font of that name names it as the same
+    ligature, or has a standard encoding that puts nothing there. A font with its own
+    built-in encoding, a Type 3 font (its glyph names are its own) and a font without a name
+    keep nothing.
+    """
+    per_name: dict[str, list] = {}
+    for name, type3, names in records:
+        if name and not type3:
+            per_name.setdefault(name, []).append(names)
+    tables: dict[str, dict[int, str]] = {}
+    for name, encodings in per_name.items():
+        if any(names is _BUILT_IN for names in encodings):
+            continue
+        table: dict[int, str] = {}
+        for code in {code for names in encodings for code in names}:
+            characters = {glyph_character(names[code]) if code in names else "" for names in encodings}
+            characters.discard("")  # a standard encoding: nothing at that code
+            if len(characters) == 1 and None not in characters:
+                table[code] = characters.pop()
+        if table:
+            tables[name] = table
+    return tables
+
+
+def _fonts(resources, seen: set) -> Iterator[dict]:
+    """The font dictionaries of a resource dictionary and of its form XObjects, each once."""
+    from pdfminer.pdftypes import resolve1
+
+    resources = resolve1(resources)
+    if not isinstance(resources, dict):
+        return
+    for reference in (resolve1(resources.get("Font")) or {}).values():
+        key = ("font", getattr(reference, "objid", id(reference)))
+        font = resolve1(reference)
+        if key not in seen and isinstance(font, dict):
+            seen.add(key)
+            yield font
+    for reference in (resolve1(resources.get("XObject")) or {}).values():
+        key = ("xobject", getattr(reference, "objid", id(reference)))
+        xobject = resolve1(reference)
+        if key in seen or not hasattr(xobject, "attrs"):
+            continue
+        seen.add(key)
+        if _name(xobject.attrs.get("Subtype")) == "Form":
+            yield from _fonts(xobject.attrs.get("Resources"), seen)
 
 
 def control_code_characters(path: Path) -> dict[str, dict[int, str]]:
-    """Per font name, a ``str.translate`` table: control code -> the character its glyph name
-    says, for the codes below 0x20 that the font names.
-
-    A code that two fonts of one name name differently is left out (the reader drops it as
-    before), and so is every code of a font without ``/Differences``: a code means a glyph
-    of its own font only. A file pdfminer cannot parse gives an empty mapping.
-    """
-    from pdfminer.pdfdocument import PDFDocument
-    from pdfminer.pdfpage import PDFPage
-    from pdfminer.pdfparser import PDFParser
-    from pdfminer.pdftypes import resolve1
-
-    found: dict[str, dict[int, set[str]]] = {}
+    """Per font name, a ``str.translate`` table of the control codes its glyph names say are
+    ligatures (:func:`font_tables`); the fonts read before a parse error still count, and a
+    file pdfminer cannot open gives an empty mapping."""
+    records: list[tuple[str, bool, object]] = []
     try:
+        from pdfminer.pdfdocument import PDFDocument
+        from pdfminer.pdfpage import PDFPage
+        from pdfminer.pdfparser import PDFParser
+
         with open(path, "rb") as handle:
-            document = PDFDocument(PDFParser(handle))
-            fonts_seen: set = set()
-            for page in PDFPage.create_pages(document):
-                fonts = resolve1((page.resources or {}).get("Font")) or {}
-                for reference in fonts.values():
-                    key = getattr(reference, "objid", id(reference))
-                    if key in fonts_seen:
-                        continue
-                    fonts_seen.add(key)
-                    font = resolve1(reference)
-                    encoding = resolve1(font.get("Encoding")) if isinstance(font, dict) else None
-                    if not isinstance(encoding, dict):
-                        continue
-                    for code, name in _differences(encoding).items():
-                        character = glyph_character(name) if code < 0x20 else None
-                        if character is not None:
-                            found.setdefault(_font_name(font), {}).setdefault(code, set()).add(character)
+            seen: set = set()
+            for page in PDFPage.create_pages(PDFDocument(PDFParser(handle))):
+                for font in _fonts(page.resources, seen):
+                    records.append(font_record(font))
     except Exception:  # noqa: BLE001 - a damaged object table: pdfium's reading stands as it is
-        return {}
-    tables = {name: {code: chars.pop() for code, chars in codes.items() if len(chars) == 1}
-              for name, codes in found.items()}
-    return {name: table for name, table in tables.items() if table}
+        pass
+    return font_tables(records)
