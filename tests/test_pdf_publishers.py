@@ -548,11 +548,41 @@ def test_font_tables_keep_a_code_only_where_every_font_of_the_name_agrees():
         _font("VEZJBI+Body"),  # a standard encoding: nothing below 0x20, no conflict
         _font("ABCDEF+Other", [2, "f_i"]), _font("GHIJKL+Other", [2, "f_l"]),  # disagree: dropped
         _font("MNOPQR+Mixed", [5, "f_f"]), _font("Mixed", encoding=None),  # a built-in encoding
-        _font("Icons", [1, "f_i"], subtype="Type3"),  # a Type 3 font's names are its own
+        _font("STUVWX+Drawn", [1, "f_i"]), _font("Drawn", [1, "f_i"], subtype="Type3"),  # Type 3 names its own
+        _font("Composite", [1, "f_i"]), _font("Composite", subtype="Type0", encoding="Identity-H"),
+        _font("Icons", [1, "f_i"], subtype="Type3"),
         _font("", [1, "f_i"]),  # no name: pdfium could not tell it from another
     ]
     tables = font_tables(font_record(font) for font in fonts)
     assert tables == {"Body": {29: "\ufb02", 30: "\ufb01"}}
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_fonts_inside_form_xobjects_are_read_too():
+    """N09-1048 draws its text through form XObjects: its fonts are found only there."""
+    from scholarly_nlp.readers.pdf.glyph_names import control_code_characters
+
+    tables = control_code_characters(data_path("pdfs", "acl", "N09-1048.pdf"))
+    assert tables["NimbusRomNo9L-Regu"] == {2: "\ufb01", 3: "\ufb02", 19: "\ufb00", 20: "\ufb03", 21: "\ufb04"}
+
+
+def test_a_file_pdfminer_cannot_parse_gives_no_table(tmp_path):
+    from scholarly_nlp.readers.pdf.glyph_names import control_code_characters
+
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nnot a pdf body\n%%EOF\n")
+    assert control_code_characters(broken) == {}
+
+
+def test_a_ligature_joins_the_next_glyph_only_when_set_without_a_gap():
+    from scholarly_nlp.readers.pdf.extraction import set_without_gap
+
+    ligature = (100.0, 700.0, 106.0, 711.5)  # a 10 pt glyph: its loose box is 11.5 pt high
+    assert set_without_gap(ligature, (106.1, 700.0, 110.0, 711.5))  # 0.01 em: the font's own space
+    assert set_without_gap(ligature, (105.9, 700.2, 110.0, 711.5))  # a kerned overlap
+    assert not set_without_gap(ligature, (106.4, 700.0, 110.0, 711.5))  # 0.04 em: a tight word space
+    assert not set_without_gap(ligature, (108.9, 700.0, 112.0, 711.5))  # a usual word space
+    assert not set_without_gap(ligature, (106.0, 688.0, 110.0, 699.5))  # the next line
 
 
 @pytest.mark.needs_data("pdf-pairs")
@@ -570,6 +600,26 @@ def test_symbol_font_text_becomes_unicode():
     assert any(b.text.startswith("log(pci)=\u03b10+\u03b11 log(emp)+\u03b12 log(gfcf)") and b.text.endswith("+\u03b5t (6)")
                for b in equation.blocks)
     assert any("GitHub\u2122, 7 or" in b.text for b in trademark.blocks)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_word_symbol_font_under_another_name_is_known_by_its_family():
+    """A Word PDF names its Symbol font "CIDFont+F7"; pdfium's family name for it says Symbol,
+    so the list's U+F0B7 bullets are read as bullets."""
+    from scholarly_nlp.readers.pdf.document import PdfHandle, open_document
+    from scholarly_nlp.readers.pdf.extraction import read_page
+
+    path = PAIRS / "mauricio_NIBM.pdf"
+    need(PAIRS)
+    pdf = PdfHandle(open_document(path), path)
+    try:
+        lines = [" ".join(w.text for w in line.words) for line in read_page(pdf, 3).lines]
+    finally:
+        pdf.close()
+    bullets = [line for line in lines if line.startswith("\u2022 ")]
+    assert [line.split(" \u2013 ")[0] for line in bullets[:3]] == ["\u2022 Coordination", "\u2022 Cooperation",
+                                                                 "\u2022 Deliberation"]
+    assert not any("\uf0b7" in line for line in lines)
 
 
 @pytest.mark.needs_data("pdfs/acl")

@@ -72,26 +72,37 @@ def low_code_names(font: dict):
     return names
 
 
-def font_record(font: dict) -> tuple[str, bool, object]:
-    """What :func:`font_tables` needs of a font dictionary, read while its file is open:
-    (name without subset tag, whether it is a Type 3 font, :func:`low_code_names`)."""
+def font_name_or_empty(font: dict) -> str:
+    """:func:`font_name`, or "" where the font's name cannot be read."""
+    try:
+        return font_name(font)
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def font_record(font: dict) -> tuple[str, object]:
+    """What :func:`font_tables` needs of a font dictionary, read while its file is open: its
+    name without subset tag and :func:`low_code_names`, or ``_BUILT_IN`` for a Type 3 font
+    (its glyph names are its own) and a composite (Type 0) font (its codes go through a CMap)."""
     from pdfminer.pdftypes import resolve1
 
-    return font_name(font), _name(resolve1(font.get("Subtype"))) == "Type3", low_code_names(font)
+    if _name(resolve1(font.get("Subtype"))) in ("Type3", "Type0"):
+        return font_name(font), _BUILT_IN
+    return font_name(font), low_code_names(font)
 
 
-def font_tables(records: Iterable[tuple[str, bool, object]]) -> dict[str, dict[int, str]]:
+def font_tables(records: Iterable[tuple[str, object]]) -> dict[str, dict[int, str]]:
     """Per font name, code -> ligature character, from :func:`font_record` records.
 
     pdfium names a character's font without its subset tag, so fonts that share a name share
     a table: a code is kept only where every font of that name names it as the same
-    ligature, or has a standard encoding that puts nothing there. A font with its own
-    built-in encoding, a Type 3 font (its glyph names are its own) and a font without a name
-    keep nothing.
+    ligature, or has a standard encoding that puts nothing there. A name that any font with
+    its own built-in encoding, a Type 3 or a Type 0 font shares keeps nothing, and neither do
+    fonts without a name.
     """
     per_name: dict[str, list] = {}
-    for name, type3, names in records:
-        if name and not type3:
+    for name, names in records:
+        if name:
             per_name.setdefault(name, []).append(names)
     tables: dict[str, dict[int, str]] = {}
     for name, encodings in per_name.items():
@@ -109,25 +120,28 @@ def font_tables(records: Iterable[tuple[str, bool, object]]) -> dict[str, dict[i
 
 
 def _fonts(resources, seen: set) -> Iterator[dict]:
-    """The font dictionaries of a resource dictionary and of its form XObjects, each once."""
+    """The font dictionaries of a resource dictionary and of its form XObjects, each once;
+    entries that are not what they should be are passed over."""
     from pdfminer.pdftypes import resolve1
 
     resources = resolve1(resources)
     if not isinstance(resources, dict):
         return
-    for reference in (resolve1(resources.get("Font")) or {}).values():
+    fonts = resolve1(resources.get("Font"))
+    for reference in fonts.values() if isinstance(fonts, dict) else ():
         key = ("font", getattr(reference, "objid", id(reference)))
         font = resolve1(reference)
         if key not in seen and isinstance(font, dict):
             seen.add(key)
             yield font
-    for reference in (resolve1(resources.get("XObject")) or {}).values():
+    xobjects = resolve1(resources.get("XObject"))
+    for reference in xobjects.values() if isinstance(xobjects, dict) else ():
         key = ("xobject", getattr(reference, "objid", id(reference)))
         xobject = resolve1(reference)
-        if key in seen or not hasattr(xobject, "attrs"):
+        if key in seen or not isinstance(getattr(xobject, "attrs", None), dict):
             continue
         seen.add(key)
-        if _name(xobject.attrs.get("Subtype")) == "Form":
+        if _name(resolve1(xobject.attrs.get("Subtype"))) == "Form":
             yield from _fonts(xobject.attrs.get("Resources"), seen)
 
 
@@ -135,7 +149,7 @@ def control_code_characters(path: Path) -> dict[str, dict[int, str]]:
     """Per font name, a ``str.translate`` table of the control codes its glyph names say are
     ligatures (:func:`font_tables`); the fonts read before a parse error still count, and a
     file pdfminer cannot open gives an empty mapping."""
-    records: list[tuple[str, bool, object]] = []
+    records: list[tuple[str, object]] = []
     try:
         from pdfminer.pdfdocument import PDFDocument
         from pdfminer.pdfpage import PDFPage
@@ -145,7 +159,10 @@ def control_code_characters(path: Path) -> dict[str, dict[int, str]]:
             seen: set = set()
             for page in PDFPage.create_pages(PDFDocument(PDFParser(handle))):
                 for font in _fonts(page.resources, seen):
-                    records.append(font_record(font))
+                    try:
+                        records.append(font_record(font))
+                    except Exception:  # noqa: BLE001 - one malformed font: its name keeps nothing
+                        records.append((font_name_or_empty(font), _BUILT_IN))
     except Exception:  # noqa: BLE001 - a damaged object table: pdfium's reading stands as it is
         pass
     return font_tables(records)

@@ -8,8 +8,8 @@ paper's text as unreadable characters.
 
 * :data:`ADOBE_SYMBOL_PUA`: U+F8E5-U+F8FE, the Adobe Glyph List's Symbol pieces, to their
   Unicode characters (the same in any font that uses them);
-* :func:`symbol_character`: a U+F020-U+F0FF character of a font whose name says Symbol, to
-  the character of the Adobe Symbol encoding at that code.
+* :func:`symbol_character`: a U+F020-U+F0FE character of a font whose name (or pdfium's family
+  name for it) says Symbol, to the character of the Adobe Symbol encoding at that code.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ ADOBE_SYMBOL_PUA = {
 }
 
 # The Adobe Symbol encoding, codes 0x20-0xFE (one string per row of 16 codes, "\0" where the
-# encoding has no character; 0x7F-0xA0 are unused).
+# encoding has no character; 0x7F-0x9F are unused). The angle brackets at 0xE1 and 0xF1 are
+# U+27E8/U+27E9, not the deprecated U+2329/U+232A that NFC turns into CJK brackets.
 _SYMBOL_ROWS = {
     0x20: " !\u2200#\u2203%&\u220b()\u2217+,\u2212./",
     0x30: "0123456789:;<=>?",
@@ -46,8 +47,8 @@ _SYMBOL_ROWS = {
     0xB0: "\u00b0\u00b1\u2033\u2265\u00d7\u221d\u2202\u2022\u00f7\u2260\u2261\u2248\u2026\u23d0\u23af\u21b5",
     0xC0: "\u2135\u2111\u211c\u2118\u2297\u2295\u2205\u2229\u222a\u2283\u2287\u2284\u2282\u2286\u2208\u2209",
     0xD0: "\u2220\u2207\u00ae\u00a9\u2122\u220f\u221a\u22c5\u00ac\u2227\u2228\u21d4\u21d0\u21d1\u21d2\u21d3",
-    0xE0: "\u25ca\u2329\u00ae\u00a9\u2122\u2211\u239b\u239c\u239d\u23a1\u23a2\u23a3\u23a7\u23a8\u23a9\u23aa",
-    0xF0: "\0\u232a\u222b\u2320\u23ae\u2321\u239e\u239f\u23a0\u23a4\u23a5\u23a6\u23ab\u23ac\u23ad\0",
+    0xE0: "\u25ca\u27e8\u00ae\u00a9\u2122\u2211\u239b\u239c\u239d\u23a1\u23a2\u23a3\u23a7\u23a8\u23a9\u23aa",
+    0xF0: "\0\u27e9\u222b\u2320\u23ae\u2321\u239e\u239f\u23a0\u23a4\u23a5\u23a6\u23ab\u23ac\u23ad\0",
 }
 SYMBOL_ENCODING = {row + i: ch for row, chars in _SYMBOL_ROWS.items() for i, ch in enumerate(chars) if ch != "\0"}
 #: Symbol text as Word writes it: U+F000 plus the code.
