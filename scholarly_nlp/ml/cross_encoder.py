@@ -9,7 +9,8 @@ The backbone is loaded when the model is initialised (``nlp.initialize()``) or, 
 saved pipeline, from the folder the owning component wrote with :func:`save_cross_encoder`.
 With ``lora_rank`` > 0 the encoder trains LoRA adapters and the one-output head only, and
 the folder holds just those and a reference to the backbone (:mod:`.adapters`); a fully
-fine-tuned encoder is written whole. A head the checkpoint lacks trains at ``head_lr_scale``
+fine-tuned encoder is written as a low-rank weight difference to the backbone with
+``delta_rank`` > 0, else whole. A head the checkpoint lacks trains at ``head_lr_scale``
 times the optimiser's rate (:mod:`.head_rate_shim`: at the encoder's rate it does not learn).
 """
 
@@ -32,22 +33,29 @@ _TOKENIZER = "tokenizer"  # attr holding the HF tokenizer; not serialisable, so 
 
 @registry.architectures("scholarly_nlp.CrossEncoder.v1")
 def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_precision: bool = False,
-                 lora_rank: int = 0, lora_alpha: float = 0.0, head_lr_scale: float = 1.0) -> Model[list, Floats1d]:
+                 lora_rank: int = 0, lora_alpha: float = 0.0, head_lr_scale: float = 1.0,
+                 delta_rank: int = 0) -> Model[list, Floats1d]:
     """A cross-encoder over text pairs; ``name`` is a Hugging Face name or path (default MiniLM).
 
     ``lora_rank`` > 0 fine-tunes LoRA adapters of that rank (``lora_alpha``, default twice the
     rank) and the head instead of every weight, so the trained model saves in about a megabyte.
+    ``delta_rank`` > 0 saves an encoder fine-tuned in full as the backbone plus a low-rank
+    difference of its weights (:mod:`.weight_delta`; a few megabytes, an approximation set by
+    the rank) instead of the whole model.
     ``head_lr_scale``: the learning rate of a new head (one the checkpoint lacks) is this many
     times the optimiser's; 1 trains it like the encoder.
     """
     if head_lr_scale <= 0:
         raise ValueError(f"CrossEncoder: head_lr_scale must be > 0, got {head_lr_scale!r}")
+    if delta_rank < 0:
+        raise ValueError(f"CrossEncoder: delta_rank must be >= 0, got {delta_rank!r}")
     return Model(
         "scholarly_nlp.cross_encoder",
         _forward,
         init=_init,
         attrs={"name": name, "max_length": max_length, "mixed_precision": mixed_precision,
-               "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha), "head_lr_scale": float(head_lr_scale)},
+               "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha), "head_lr_scale": float(head_lr_scale),
+               "delta_rank": int(delta_rank)},
     )
 
 
@@ -86,33 +94,43 @@ def load_cross_encoder(model: Model, path: str) -> None:
     if custom is not None:
         custom(model, path)
         return
-    import transformers
     from transformers import AutoTokenizer
 
-    verbosity = transformers.logging.get_verbosity()
-    transformers.logging.set_verbosity_error()  # the "newly initialized head" notice is expected here
-    try:
-        loaded = load_encoder(Path(path), _sequence_classifier)
-        tokenizer = AutoTokenizer.from_pretrained(loaded.source)
-    finally:
-        transformers.logging.set_verbosity(verbosity)
+    loaded = load_encoder(Path(path), _sequence_classifier)
+    tokenizer = AutoTokenizer.from_pretrained(loaded.source)
     shim = NewWeightRateShim(loaded.module, new_keys=loaded.missing, lr_scale=model.attrs.get("head_lr_scale", 1.0),
                              mixed_precision=model.attrs.get("mixed_precision", False))
     model.shims[:] = [shim]
     model.attrs[_TOKENIZER] = tokenizer
-    # A new head is not the backbone's: such a model can never be saved as a reference only.
-    model.attrs["backbone_digest"] = None if loaded.missing else loaded.digest
+    # A new head is not the backbone's, nor are the weights of a folder other than the
+    # configured backbone (a saved fine-tuned model): such a model is never saved as a reference.
+    from_backbone = _same_source(loaded.source, resolve_backbone(model.attrs["name"]))
+    model.attrs["backbone_digest"] = loaded.digest if from_backbone and not loaded.missing else None
     model.attrs["random_head"] = bool(loaded.missing)
+
+
+def _same_source(a: str, b: str) -> bool:
+    """True when two Hugging Face names or folders are the same one."""
+    if a == b:
+        return True
+    first, second = Path(a), Path(b)
+    return first.exists() and second.exists() and first.resolve() == second.resolve()
 
 
 def _sequence_classifier(source: str) -> tuple[Any, list[str]]:
     """A one-output sequence classifier from a name or folder (a new head for a plain encoder)."""
     import functools
 
+    import transformers
     from transformers import AutoModelForSequenceClassification
 
-    return load_pretrained(functools.partial(AutoModelForSequenceClassification.from_pretrained, num_labels=1),
-                           source)
+    verbosity = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()  # the "newly initialized head" notice is expected here
+    try:
+        return load_pretrained(functools.partial(AutoModelForSequenceClassification.from_pretrained, num_labels=1),
+                               source)
+    finally:
+        transformers.logging.set_verbosity(verbosity)
 
 
 def save_cross_encoder(model: Model, path: Path) -> str:
@@ -124,8 +142,10 @@ def save_cross_encoder(model: Model, path: Path) -> str:
     path = Path(path)
     torch_model = model.shims[0]._model
     module = getattr(torch_model, "encoder", torch_model)  # a wrapper saves its HF encoder
+    load_backbone = None if model.attrs.get("load") is not None else _sequence_classifier
     layout = save_encoder(module, path, model.attrs["name"], model.attrs.get("backbone_digest"),
-                          model.attrs.get("untracked_keys", ()))
+                          model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
+                          load_backbone=load_backbone)
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path))
     return layout
