@@ -13,8 +13,8 @@ contributes its trained components to it::
 ``add`` copies the named components (spaCy's ``source=``) into a new pipeline in the canonical
 order, keeps the others, verifies that the result loads, swaps it in and rewrites ``meta.json``
 and the model card (``README.md``); ``metrics`` records a project's development numbers there.
-The pipelines save backbones by reference and fine-tuned encoders as LoRA adapters
-(:mod:`scholarly_nlp.ml.adapters`), so the whole folder stays small: :data:`MAX_PIPELINE_BYTES`.
+The pipelines save backbones by reference and fine-tuned encoders as LoRA adapters or
+low-rank weight differences (:mod:`scholarly_nlp.ml.adapters`), so the whole folder stays small: :data:`MAX_PIPELINE_BYTES`.
 """
 
 from __future__ import annotations

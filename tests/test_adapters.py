@@ -165,3 +165,49 @@ def test_a_saved_fine_tuned_folder_is_never_resaved_as_a_reference(backbone, tmp
 def test_a_negative_delta_rank_is_refused():
     with pytest.raises(ValueError, match="delta_rank"):
         CrossEncoder(delta_rank=-1)
+
+
+def test_a_low_rank_delta_saves_factors_and_loads_back_close(backbone, tmp_path):
+    """The layout that ships: most matrices as two factors of their change."""
+    from safetensors.torch import load_file
+
+    model = fully_trained_cross_encoder(backbone, delta_rank=4)
+    trained = model.predict(PAIRS)
+    assert save_cross_encoder(model, tmp_path / "enc") == "delta"
+    keys = list(load_file(str(tmp_path / "enc" / "weight_delta.safetensors")))
+    assert any(k.startswith("a:") for k in keys) and any(k.startswith("b:") for k in keys)
+    loaded = reloaded(lambda: CrossEncoder(name=backbone, delta_rank=4), tmp_path / "enc").predict(PAIRS)
+    # close to the trained scores, and ordered as they are
+    assert numpy.abs(loaded - trained).max() < 0.1 * numpy.abs(trained).max()
+    assert list(numpy.argsort(loaded)) == list(numpy.argsort(trained))
+
+
+def test_a_delta_that_does_not_fit_the_backbone_is_a_clear_error(backbone, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    model = fully_trained_cross_encoder(backbone, delta_rank=4)
+    save_cross_encoder(model, tmp_path / "enc")
+    file = tmp_path / "enc" / "weight_delta.safetensors"
+    tensors = load_file(str(file))
+    factor = next(k for k in tensors if k.startswith("b:"))
+    del tensors[factor]
+    save_file(tensors, str(file))
+    with pytest.raises(ValueError, match="lacks its second factor"):
+        reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
+    tensors["weight:bert.not_a_weight"] = tensors[next(iter(tensors))].clone()
+    tensors = {k: v for k, v in tensors.items() if not k.startswith("a:")}
+    save_file(tensors, str(file))
+    with pytest.raises(ValueError, match="which the backbone lacks|does not fit the backbone"):
+        reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
+
+
+def test_an_old_whole_bi_encoder_folder_is_not_resaved_as_a_reference(backbone, tmp_path):
+    model = BiEncoderScorer(name=backbone, lora_rank=0)
+    model.initialize()
+    train_a_step(model)
+    trained = model.predict(PAIRS)
+    assert save_cross_encoder(model, tmp_path / "full") == "full"
+    (tmp_path / "full" / BACKBONE_FILE).unlink()  # saved before backbone.json named the layout
+    again = reloaded(lambda: BiEncoderScorer(name=backbone), tmp_path / "full")
+    numpy.testing.assert_allclose(again.predict(PAIRS), trained, rtol=1e-5, atol=1e-6)
+    assert save_cross_encoder(again, tmp_path / "resaved") == "full"

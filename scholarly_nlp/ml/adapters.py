@@ -109,6 +109,14 @@ def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[s
     return layout
 
 
+def same_source(first: str, second: str) -> bool:
+    """True when two Hugging Face names or folders are the same one."""
+    if first == second:
+        return True
+    a, b = Path(first), Path(second)
+    return a.exists() and b.exists() and a.resolve() == b.resolve()
+
+
 def read_backbone_record(path: Path) -> Optional[dict]:
     """The ``backbone.json`` of a saved encoder folder, or None for a whole Hugging Face folder."""
     file = Path(path) / BACKBONE_FILE
@@ -122,19 +130,23 @@ def load_pretrained(from_pretrained: Callable[..., Any], source: str) -> tuple[A
     return module, sorted(info.get("missing_keys", []))
 
 
-def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]]]) -> LoadedEncoder:
+def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]]],
+                 backbone: Optional[str] = None) -> LoadedEncoder:
     """Load what :func:`save_encoder` wrote (or a Hugging Face name or folder).
 
     ``load_backbone(source)`` loads a Hugging Face model from a name or folder and returns it
-    with the keys the checkpoint lacked (:func:`load_pretrained`). For a reference or adapter
-    folder the backbone comes from its recorded name, resolved here (the packaged MiniLM for
-    ``all-MiniLM-L6-v2``).
+    with the keys the checkpoint lacked (:func:`load_pretrained`). For a reference, adapter or
+    weight-delta folder the backbone comes from its recorded name, resolved here (the packaged
+    MiniLM for ``all-MiniLM-L6-v2``). A plain Hugging Face folder other than the configured
+    ``backbone`` (a whole model saved before ``backbone.json`` named its layout) gets no
+    digest: its weights are not the backbone's, so it is never re-saved as a reference.
     """
     path = Path(path)
     record = read_backbone_record(path)
     if record is None:
         module, missing = load_backbone(str(path))
-        return LoadedEncoder(module, str(path), weights_digest(module, missing), missing)
+        is_backbone = backbone is None or same_source(str(path), resolve_backbone(backbone))
+        return LoadedEncoder(module, str(path), weights_digest(module, missing) if is_backbone else None, missing)
     if record.get("layout") == "full":
         # fine-tuned weights, not the backbone's: no digest, so saving it again never writes a reference
         module, missing = load_backbone(str(path))

@@ -79,7 +79,8 @@ def load_bi_encoder(model: Model, path: str) -> None:
     """Load a Hugging Face encoder (name, folder, or a compact folder of :mod:`.adapters`) and its tokenizer."""
     from transformers import AutoModel, AutoTokenizer
 
-    loaded = load_encoder(Path(path), lambda source: load_pretrained(AutoModel.from_pretrained, source))
+    loaded = load_encoder(Path(path), lambda source: load_pretrained(AutoModel.from_pretrained, source),
+                          backbone=model.attrs["name"])
     tokenizer = AutoTokenizer.from_pretrained(loaded.source)
     module = _module_class()(loaded.module, model.attrs["scale"])
     model.shims[:] = [PyTorchShim(module, mixed_precision=model.attrs.get("mixed_precision", False))]

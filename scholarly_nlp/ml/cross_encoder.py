@@ -96,25 +96,15 @@ def load_cross_encoder(model: Model, path: str) -> None:
         return
     from transformers import AutoTokenizer
 
-    loaded = load_encoder(Path(path), _sequence_classifier)
+    loaded = load_encoder(Path(path), _sequence_classifier, backbone=model.attrs["name"])
     tokenizer = AutoTokenizer.from_pretrained(loaded.source)
     shim = NewWeightRateShim(loaded.module, new_keys=loaded.missing, lr_scale=model.attrs.get("head_lr_scale", 1.0),
                              mixed_precision=model.attrs.get("mixed_precision", False))
     model.shims[:] = [shim]
     model.attrs[_TOKENIZER] = tokenizer
-    # A new head is not the backbone's, nor are the weights of a folder other than the
-    # configured backbone (a saved fine-tuned model): such a model is never saved as a reference.
-    from_backbone = _same_source(loaded.source, resolve_backbone(model.attrs["name"]))
-    model.attrs["backbone_digest"] = loaded.digest if from_backbone and not loaded.missing else None
+    # A new head is not the backbone's: such a model can never be saved as a reference only.
+    model.attrs["backbone_digest"] = None if loaded.missing else loaded.digest
     model.attrs["random_head"] = bool(loaded.missing)
-
-
-def _same_source(a: str, b: str) -> bool:
-    """True when two Hugging Face names or folders are the same one."""
-    if a == b:
-        return True
-    first, second = Path(a), Path(b)
-    return first.exists() and second.exists() and first.resolve() == second.resolve()
 
 
 def _sequence_classifier(source: str) -> tuple[Any, list[str]]:
@@ -137,7 +127,8 @@ def save_cross_encoder(model: Model, path: Path) -> str:
     """Write the model compactly (see :mod:`.adapters`); returns the layout written.
 
     A reference to the backbone when its weights are the backbone's, the LoRA adapter and
-    head when it was trained with ``lora_rank``, else the whole model and its tokenizer.
+    head when it was trained with ``lora_rank``, a low-rank weight difference to the backbone
+    when it was fine-tuned in full with ``delta_rank``, else the whole model and its tokenizer.
     """
     path = Path(path)
     torch_model = model.shims[0]._model
