@@ -169,15 +169,19 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
 
         apply_weight_delta(module, path)
         missing = []  # the delta carries the trained head the backbone lacked
+        return LoadedEncoder(module, source, digest, missing, int(record.get("delta_rank") or 0))
     return LoadedEncoder(module, source, digest, missing)
 
 
 @dataclass
 class LoadedEncoder:
     """An encoder as loaded: the module, where its backbone came from, the backbone's digest
-    and the keys the backbone checkpoint lacked (initialised at random)."""
+    (None for weights that are not a backbone's), the keys the backbone checkpoint lacked
+    (initialised at random) and the rank of the weight difference it came from."""
 
     module: Any
     source: str
     digest: Optional[str]
     missing: list[str]
+    delta_rank: int = 0
+    """The rank of the weight difference it was loaded from (0: not a weight-delta folder)."""

@@ -104,6 +104,8 @@ def load_cross_encoder(model: Model, path: str) -> None:
     model.attrs[_TOKENIZER] = tokenizer
     # A new head is not the backbone's: such a model can never be saved as a reference only.
     model.attrs["backbone_digest"] = None if loaded.missing else loaded.digest
+    # loaded from a weight difference: saved again as one, even where the config names no rank
+    model.attrs["delta_rank"] = model.attrs.get("delta_rank") or loaded.delta_rank
     model.attrs["random_head"] = bool(loaded.missing)
 
 

@@ -2,8 +2,9 @@
 
 A pipe that mixes in :class:`HuggingFaceModelPipe` (before ``TrainablePipe``) saves its
 fine-tuned scorer (``scholarly_nlp.CrossEncoder.v1`` or ``scholarly_nlp.BiEncoderScorer.v1``)
-as a Hugging Face folder under ``model/`` and loads it back, so a saved pipeline needs no
-access to the original backbone; bytes are that folder as a tar archive.
+under ``model/`` in one of the layouts of :mod:`.adapters` (a reference to the backbone, a LoRA
+adapter, a low-rank weight difference, or a whole Hugging Face folder) and loads it back; bytes
+are that folder as a tar archive.
 """
 
 from __future__ import annotations

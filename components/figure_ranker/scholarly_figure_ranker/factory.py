@@ -294,12 +294,12 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
 
     # -- serialisation ----------------------------------------------------------------
     def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
-        """Save the config and the fine-tuned cross-encoder as a Hugging Face folder."""
+        """Save the config and the fine-tuned cross-encoder (``model/``: see ``scholarly_nlp.ml.adapters``)."""
         super().to_disk(path, exclude=exclude)
         srsly.write_json(Path(path) / CONFIG_FILE, {k: v for k, v in self.cfg.items() if k not in CONFIG_ONLY})
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "FigureRanker":
-        """Load what :meth:`to_disk` wrote; no access to the original backbone is needed."""
+        """Load what :meth:`to_disk` wrote (the installed backbone plus the saved adapter or weight difference)."""
         if (Path(path) / CONFIG_FILE).exists():
             saved = srsly.read_json(Path(path) / CONFIG_FILE)
             self.cfg.update({k: v for k, v in saved.items() if k not in CONFIG_ONLY})
