@@ -32,13 +32,14 @@ def records():
     return read_csabstruct(shared("csabstruct", "train.jsonl"))[:8]
 
 
-def make_nlp(backbone: str, records, lora_rank: int = 4):
+def make_nlp(backbone: str, records, lora_rank: int = 4, **model_config):
     """A pipeline of the role tagger alone (no transformer pipe), initialised on ``records``."""
     import scholarly_nlp
 
     nlp = scholarly_nlp.blank()
     nlp.add_pipe("sentence_role_tagger", config={"overwrite": True, "model": {
-        "@architectures": ARCH, "name": backbone, "lora_rank": lora_rank, "hidden_width": 16, "dropout": 0.0}})
+        "@architectures": ARCH, "name": backbone, "lora_rank": lora_rank, "hidden_width": 16, "dropout": 0.0,
+        **model_config}})
     docs = [abstract_doc(r, nlp) for r in records]
     examples = [Example(d.copy(), d) for d in docs]
     optimizer = nlp.initialize(lambda: examples)
@@ -130,3 +131,39 @@ def test_bytes_round_trip_keeps_the_predictions(backbone, records):
     copy = other.get_pipe("sentence_role_tagger").from_bytes(tagger.to_bytes())
     numpy.testing.assert_allclose(copy.model.predict([doc])[0], before, atol=1e-5)
     assert copy.is_trained and len(abstract_sentences(doc)) == len(before)
+
+
+def test_fully_fine_tuned_saves_as_a_weight_delta_and_loads_back(backbone, records, tmp_path):
+    """lora_rank 0 trains every weight; delta_rank saves the change, not a copy of the backbone."""
+    import spacy
+
+    nlp, examples, optimizer = make_nlp(backbone, records, lora_rank=0, delta_rank=64)
+    tagger = nlp.get_pipe("sentence_role_tagger")
+    module = tagger.model.shims[0]._model
+    before = {n: p.detach().clone() for n, p in module.encoder.named_parameters()}
+    optimizer.learn_rate = 0.01
+    for _ in range(5):
+        tagger.update(examples, sgd=optimizer)
+    assert any(not numpy.array_equal(p.detach(), before[n]) for n, p in module.encoder.named_parameters())
+    doc = abstract_doc(records[0], nlp)
+    expected = tagger.model.predict([doc])[0]
+    nlp.to_disk(tmp_path / "pipeline")
+    encoder = tmp_path / "pipeline" / "sentence_role_tagger" / "model" / "encoder"
+    record = json.loads((encoder / "backbone.json").read_text())
+    assert record["layout"] == "delta" and record["delta_rank"] == 64
+    assert (encoder / "weight_delta.safetensors").exists() and not list(encoder.rglob("model.safetensors"))
+    loaded = spacy.load(tmp_path / "pipeline")
+    again = loaded.get_pipe("sentence_role_tagger")
+    # the tiny backbone's matrices have rank <= 64: the difference is kept exactly (up to float16)
+    numpy.testing.assert_allclose(again.model.predict([abstract_doc(records[0], loaded)])[0], expected, atol=2e-3)
+    # loaded back, it saves again as a difference of the same rank, never as a bare reference
+    loaded.to_disk(tmp_path / "again")
+    record = json.loads((tmp_path / "again" / "sentence_role_tagger" / "model" / "encoder" / "backbone.json").read_text())
+    assert record["layout"] == "delta" and record["delta_rank"] == 64
+
+
+def test_a_negative_delta_rank_is_refused(backbone):
+    from scholarly_facet_classifier.role_encoder import AbstractRoleEncoder
+
+    with pytest.raises(ValueError, match="delta_rank"):
+        AbstractRoleEncoder(name=backbone, lora_rank=0, delta_rank=-1)

@@ -22,7 +22,9 @@ This one fine-tunes its own copy of the backbone through LoRA adapters (the shar
 
 The LoRA adapters and the head save as a few megabytes beside a reference to the backbone
 (:func:`save_role_encoder`; the backbone comes from the installed package or any Hugging Face
-name or folder), never a copy of the backbone. The head, new to the checkpoint, learns at
+name or folder), never a copy of the backbone. An encoder fine-tuned in full (``lora_rank`` 0)
+saves, with ``delta_rank`` > 0, as the backbone plus a low-rank difference of each weight matrix
+(:mod:`scholarly_nlp.ml.weight_delta`), else whole. The head, new to the checkpoint, learns at
 ``head_lr_scale`` times the optimiser's rate.
 """
 
@@ -58,11 +60,12 @@ HEAD_RECORD = "head.json"
 def AbstractRoleEncoder(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, lora_alpha: float = 0.0,
                         hidden_width: int = 128, dropout: float = 0.1, sentence_tokens: int = 64,
                         max_length: int = 512, head_lr_scale: float = 2.0,
-                        mixed_precision: bool = False) -> Model[List[Doc], List[Floats2d]]:
+                        mixed_precision: bool = False, delta_rank: int = 0) -> Model[List[Doc], List[Floats2d]]:
     """Role probabilities of each abstract sentence from a LoRA-fine-tuned encoder of the whole abstract.
 
     ``name``: a Hugging Face name or folder (default: the packaged all-MiniLM-L6-v2);
-    ``lora_rank`` 0 trains every encoder weight (a large save, never shipped);
+    ``lora_rank`` 0 trains every encoder weight, saved whole unless ``delta_rank`` > 0 saves it
+    as the backbone plus a rank-``delta_rank`` weight difference (a few megabytes);
     ``hidden_width`` (even): the projection and BiLSTM width; ``sentence_tokens`` and
     ``max_length``: the word pieces a sentence and an abstract may take.
     """
@@ -72,11 +75,14 @@ def AbstractRoleEncoder(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, lor
         raise ValueError(f"sentence_tokens must be >= 1 and max_length >= 4, got {sentence_tokens!r}, {max_length!r}")
     if head_lr_scale <= 0:
         raise ValueError(f"head_lr_scale must be > 0, got {head_lr_scale!r}")
+    if delta_rank < 0:
+        raise ValueError(f"delta_rank must be >= 0, got {delta_rank!r}")
     return Model(_NAME, _forward, init=_init, dims={"nO": len(ROLES)},
                  attrs={"name": name, "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha),
                         "hidden_width": int(hidden_width), "dropout": float(dropout),
                         "sentence_tokens": int(sentence_tokens), "max_length": int(max_length),
-                        "head_lr_scale": float(head_lr_scale), "mixed_precision": bool(mixed_precision)})
+                        "head_lr_scale": float(head_lr_scale), "mixed_precision": bool(mixed_precision),
+                        "delta_rank": int(delta_rank)})
 
 
 def owns_encoder(model: Model) -> bool:
@@ -196,23 +202,33 @@ def _forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats
     return outputs, backprop
 
 
-def load_role_encoder(model: Model, path: Optional[Path]) -> None:
-    """Build the torch module: the encoder from ``path/encoder`` (or, with ``path`` None, the
-    configured backbone, LoRA-wrapped for training) and the head from ``path/head.safetensors``."""
+def _plain_encoder(source: str) -> Tuple[Any, List[str]]:
+    """A Hugging Face encoder (no task head) from a name or folder, and the keys it lacked."""
     import transformers
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoModel
 
-    from scholarly_nlp.ml import (NewWeightRateShim, add_lora, backbone_record_name, is_adapted, load_encoder,
-                                  load_pretrained)
+    from scholarly_nlp.ml import load_pretrained
 
-    source = Path(path) / ENCODER_DIR if path is not None else Path(resolve_backbone(model.attrs["name"]))
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()  # an unused pooler is expected
     try:
-        loaded = load_encoder(source, lambda src: load_pretrained(AutoModel.from_pretrained, src))
-        tokenizer = AutoTokenizer.from_pretrained(loaded.source)
+        return load_pretrained(AutoModel.from_pretrained, source)
     finally:
         transformers.logging.set_verbosity(verbosity)
+
+
+def load_role_encoder(model: Model, path: Optional[Path]) -> None:
+    """Build the torch module: the encoder from ``path/encoder`` (or, with ``path`` None, the
+    configured backbone, LoRA-wrapped for training) and the head from ``path/head.safetensors``."""
+    from transformers import AutoTokenizer
+
+    from scholarly_nlp.ml import NewWeightRateShim, add_lora, backbone_record_name, is_adapted, load_encoder
+
+    source = Path(path) / ENCODER_DIR if path is not None else Path(resolve_backbone(model.attrs["name"]))
+    # backbone: a whole folder that is not the configured backbone (fine-tuned weights) gets no
+    # digest, so it is never saved again as a bare reference to the backbone
+    loaded = load_encoder(source, _plain_encoder, backbone=model.attrs["name"])
+    tokenizer = AutoTokenizer.from_pretrained(loaded.source)
     encoder = loaded.module
     if model.attrs["lora_rank"] > 0 and not is_adapted(encoder):
         encoder = add_lora(encoder, model.attrs["lora_rank"], model.attrs["lora_alpha"] or None,
@@ -233,11 +249,14 @@ def load_role_encoder(model: Model, path: Optional[Path]) -> None:
     model.attrs["backbone_digest"] = loaded.digest
     model.attrs["untracked_keys"] = loaded.missing
     model.attrs["random_head"] = not trained_head
+    # loaded from a weight difference: saved again as one, even where the config names no rank
+    model.attrs["delta_rank"] = model.attrs.get("delta_rank") or loaded.delta_rank
 
 
 def save_role_encoder(model: Model, path: Path) -> str:
-    """Write the encoder (a backbone reference plus LoRA adapter, see
-    :mod:`scholarly_nlp.ml.adapters`) and the head; returns the encoder's layout."""
+    """Write the encoder (a backbone reference plus LoRA adapter or, fine-tuned in full with
+    ``delta_rank``, a low-rank weight difference; see :mod:`scholarly_nlp.ml.adapters`) and the
+    head; returns the encoder's layout."""
     from safetensors.torch import save_file
 
     from scholarly_nlp.ml import save_encoder
@@ -246,7 +265,8 @@ def save_role_encoder(model: Model, path: Path) -> str:
     path.mkdir(parents=True, exist_ok=True)
     module = model.shims[0]._model
     layout = save_encoder(module.encoder, path / ENCODER_DIR, model.attrs["name"], model.attrs.get("backbone_digest"),
-                          model.attrs.get("untracked_keys", ()))
+                          model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
+                          load_backbone=_plain_encoder)
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path / ENCODER_DIR))
     save_file({k: v.detach().cpu().contiguous() for k, v in module.head.state_dict().items()}, str(path / HEAD_FILE))
