@@ -167,3 +167,29 @@ def test_a_negative_delta_rank_is_refused(backbone):
 
     with pytest.raises(ValueError, match="delta_rank"):
         AbstractRoleEncoder(name=backbone, lora_rank=0, delta_rank=-1)
+
+
+def test_a_whole_fine_tuned_tagger_saved_again_as_a_delta_refers_to_its_backbone(backbone, records, tmp_path):
+    """Not to the training output it was loaded from: the delta must load once that folder is gone."""
+    import shutil
+
+    import spacy
+
+    nlp, examples, optimizer = make_nlp(backbone, records, lora_rank=0)
+    tagger = nlp.get_pipe("sentence_role_tagger")
+    optimizer.learn_rate = 0.01
+    for _ in range(5):
+        tagger.update(examples, sgd=optimizer)
+    doc = abstract_doc(records[1], nlp)
+    expected = tagger.model.predict([doc])[0]
+    nlp.to_disk(tmp_path / "whole")
+    encoder = tmp_path / "whole" / "sentence_role_tagger" / "model" / "encoder"
+    assert json.loads((encoder / "backbone.json").read_text())["layout"] == "full"
+    whole = spacy.load(tmp_path / "whole", config={"components": {"sentence_role_tagger": {"model": {"delta_rank": 64}}}})
+    whole.to_disk(tmp_path / "delta")
+    shutil.rmtree(tmp_path / "whole")
+    record = json.loads((tmp_path / "delta" / "sentence_role_tagger" / "model" / "encoder" / "backbone.json").read_text())
+    assert record["layout"] == "delta" and os.path.samefile(record["backbone"], backbone)
+    loaded = spacy.load(tmp_path / "delta")
+    numpy.testing.assert_allclose(loaded.get_pipe("sentence_role_tagger").model.predict([abstract_doc(records[1], loaded)])[0],
+                                  expected, atol=2e-3)

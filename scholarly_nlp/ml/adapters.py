@@ -140,17 +140,21 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
     MiniLM for ``all-MiniLM-L6-v2``). A plain Hugging Face folder other than the configured
     ``backbone`` (a whole model saved before ``backbone.json`` named its layout) gets no
     digest: its weights are not the backbone's, so it is never re-saved as a reference.
+    The result's ``backbone`` names the model the weights derive from (the recorded backbone;
+    the configured ``backbone`` for a plain folder), which a weight difference saved from it
+    is taken against.
     """
     path = Path(path)
     record = read_backbone_record(path)
     if record is None:
         module, missing = load_backbone(str(path))
         is_backbone = backbone is None or same_source(str(path), resolve_backbone(backbone))
-        return LoadedEncoder(module, str(path), weights_digest(module, missing) if is_backbone else None, missing)
+        return LoadedEncoder(module, str(path), weights_digest(module, missing) if is_backbone else None, missing,
+                             backbone=backbone if backbone is not None else str(path))
     if record.get("layout") == "full":
         # fine-tuned weights, not the backbone's: no digest, so saving it again never writes a reference
         module, missing = load_backbone(str(path))
-        return LoadedEncoder(module, str(path), None, missing)
+        return LoadedEncoder(module, str(path), None, missing, backbone=record["backbone"])
     source = resolve_backbone(record["backbone"])
     module, missing = load_backbone(source)
     digest = weights_digest(module, missing)
@@ -169,8 +173,9 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
 
         apply_weight_delta(module, path)
         missing = []  # the delta carries the trained head the backbone lacked
-        return LoadedEncoder(module, source, digest, missing, int(record.get("delta_rank") or 0))
-    return LoadedEncoder(module, source, digest, missing)
+        return LoadedEncoder(module, source, digest, missing, int(record.get("delta_rank") or 0),
+                             backbone=record["backbone"])
+    return LoadedEncoder(module, source, digest, missing, backbone=record["backbone"])
 
 
 @dataclass
@@ -185,3 +190,12 @@ class LoadedEncoder:
     missing: list[str]
     delta_rank: int = 0
     """The rank of the weight difference it was loaded from (0: not a weight-delta folder)."""
+    backbone: Optional[str] = None
+    """The backbone the weights come from, as recorded (a name or folder; None: ``source``): what
+    a save refers to. For a whole fine-tuned folder it is the model it was trained from, not the
+    folder, so a weight difference saved from it never refers to a training output."""
+
+    @property
+    def origin(self) -> str:
+        """The backbone the weights come from (``backbone``, else ``source``)."""
+        return self.backbone if self.backbone is not None else self.source

@@ -244,8 +244,9 @@ def load_role_encoder(model: Model, path: Optional[Path]) -> None:
     model.shims[:] = [NewWeightRateShim(module, new_keys=new_keys, lr_scale=model.attrs["head_lr_scale"],
                                         mixed_precision=model.attrs["mixed_precision"])]
     model.attrs[_TOKENIZER] = tokenizer
-    # Saved as the packaged name or an absolute folder: a relative folder means nothing elsewhere.
-    model.attrs["name"] = backbone_record_name(loaded.source)
+    # What a save refers to: the model the weights were trained from (a whole fine-tuned folder's
+    # own backbone, not the folder), as the packaged name or an absolute folder.
+    model.attrs["name"] = backbone_record_name(loaded.origin)
     model.attrs["backbone_digest"] = loaded.digest
     model.attrs["untracked_keys"] = loaded.missing
     model.attrs["random_head"] = not trained_head
