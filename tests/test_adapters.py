@@ -221,3 +221,32 @@ def test_an_old_whole_bi_encoder_folder_is_not_resaved_as_a_reference(backbone, 
     again = reloaded(lambda: BiEncoderScorer(name=backbone), tmp_path / "full")
     numpy.testing.assert_allclose(again.predict(PAIRS), trained, rtol=1e-5, atol=1e-6)
     assert save_cross_encoder(again, tmp_path / "resaved") == "full"
+
+
+def test_each_layout_reports_the_backbone_its_weights_come_from(backbone, tmp_path):
+    """``LoadedEncoder.origin`` is what a re-save refers to: the backbone, never a saved folder."""
+    from scholarly_nlp.ml.adapters import load_encoder
+    from scholarly_nlp.ml.cross_encoder import _sequence_classifier
+
+    lora = CrossEncoder(name=backbone, lora_rank=4)
+    lora.initialize()
+    train_a_step(lora)
+    zero_shot = BiEncoderScorer(name=backbone)
+    zero_shot.initialize()
+    saved = {"adapter": lora, "backbone": zero_shot, "full": fully_trained_cross_encoder(backbone),
+             "delta": fully_trained_cross_encoder(backbone, delta_rank=4)}
+    def plain_encoder(source):  # the bi-encoder's loader: no task head
+        from transformers import AutoModel
+
+        from scholarly_nlp.ml.adapters import load_pretrained
+        return load_pretrained(AutoModel.from_pretrained, source)
+
+    for layout, model in saved.items():
+        assert save_cross_encoder(model, tmp_path / layout) == layout
+        loader = plain_encoder if layout == "backbone" else _sequence_classifier
+        loaded = load_encoder(tmp_path / layout, loader, backbone=backbone)
+        assert loaded.origin == backbone, layout
+    (tmp_path / "full" / BACKBONE_FILE).unlink()  # a whole folder saved before the record existed
+    assert load_encoder(tmp_path / "full", _sequence_classifier, backbone=backbone).origin == backbone
+    plain = load_encoder(tmp_path / "full", _sequence_classifier)  # no configured backbone: the folder is one
+    assert plain.origin == str(tmp_path / "full") and plain.digest is not None

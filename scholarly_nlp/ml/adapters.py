@@ -191,9 +191,11 @@ class LoadedEncoder:
     delta_rank: int = 0
     """The rank of the weight difference it was loaded from (0: not a weight-delta folder)."""
     backbone: Optional[str] = None
-    """The backbone the weights come from, as recorded (a name or folder; None: ``source``): what
-    a save refers to. For a whole fine-tuned folder it is the model it was trained from, not the
-    folder, so a weight difference saved from it never refers to a training output."""
+    """The backbone the weights come from (None: ``source``): what a save refers to. For a
+    saved folder, the name its ``backbone.json`` records; for a plain folder, the configured
+    ``backbone`` as given (maybe an alias or a relative folder), else the folder itself. For a
+    whole fine-tuned folder it is the model it was trained from, not the folder, so a weight
+    difference saved from it never refers to a training output."""
 
     @property
     def origin(self) -> str:

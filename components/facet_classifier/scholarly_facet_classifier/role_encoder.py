@@ -65,7 +65,9 @@ def AbstractRoleEncoder(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, lor
 
     ``name``: a Hugging Face name or folder (default: the packaged all-MiniLM-L6-v2);
     ``lora_rank`` 0 trains every encoder weight, saved whole unless ``delta_rank`` > 0 saves it
-    as the backbone plus a rank-``delta_rank`` weight difference (a few megabytes);
+    as the backbone plus a rank-``delta_rank`` weight difference (a few megabytes; with LoRA the
+    adapter is saved and ``delta_rank`` is not used; a tagger loaded from a difference saves as
+    one again at its rank);
     ``hidden_width`` (even): the projection and BiLSTM width; ``sentence_tokens`` and
     ``max_length``: the word pieces a sentence and an abstract may take.
     """
@@ -246,7 +248,7 @@ def load_role_encoder(model: Model, path: Optional[Path]) -> None:
     model.attrs[_TOKENIZER] = tokenizer
     # What a save refers to: the model the weights were trained from (a whole fine-tuned folder's
     # own backbone, not the folder), as the packaged name or an absolute folder.
-    model.attrs["name"] = backbone_record_name(loaded.origin)
+    model.attrs["name"] = backbone_record_name(resolve_backbone(loaded.origin))
     model.attrs["backbone_digest"] = loaded.digest
     model.attrs["untracked_keys"] = loaded.missing
     model.attrs["random_head"] = not trained_head

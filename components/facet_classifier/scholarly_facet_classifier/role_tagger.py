@@ -267,7 +267,8 @@ class SentenceRoleTagger(TrainingState, TrainablePipe):
     # -- serialisation ----------------------------------------------------------------
     # A listener model saves as any thinc model. A model with its own encoder
     # (AbstractRoleEncoder.v1) would save its whole backbone that way, so it writes a
-    # backbone reference, its LoRA adapter and its head instead (role_encoder.save_role_encoder).
+    # backbone reference, its LoRA adapter or weight difference, and its head instead
+    # (role_encoder.save_role_encoder).
     def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
         """Write ``cfg`` and the model (compactly for a model with its own encoder)."""
         if not owns_encoder(self.model):
