@@ -29,6 +29,7 @@ _EXPORTS = {
     "NewWeightRateShim": "head_rate_shim",
     "folder_from_bytes": "folder_bytes",
     "folder_to_bytes": "folder_bytes",
+    "fix_malloc_mmap_threshold": "heap",
     "HuggingFaceModelPipe": "hf_pipe",
     "transformer_listener_config": "listener",
     "check_transformer_ran": "listener",
