@@ -212,3 +212,34 @@ def test_holdout_split_keeps_records_whole_and_drops_blank_lines(tmp_path):
     assert len(heldout) == 3 and len(train) == 9
     assert sorted(train + heldout) == sorted(records)
     assert all(json.loads(line)["labels"] == ["method_label"] for line in train + heldout)
+
+
+def test_aspect_pairs_adds_the_abstracts_of_papers_cited_by_one_sentence_as_a_group(tmp_path):
+    """--cocitations: A00-2004 and P01-1064 are cited by one sentence of one citing paper in
+    ScisummNet (real folders); D10-1083 is not co-cited with either, so it gets no group."""
+    source = shared("clscisumm", "train-scisummnet")
+    corpus = tmp_path / "scisummnet"
+    corpus.mkdir()
+    for paper in ("A00-2004", "P01-1064", "A00-1031"):
+        shutil.copytree(source / paper, corpus / paper)
+    queries = tmp_path / "no_queries.csv"
+    out = tmp_path / "pairs.spacy"
+    proc = run([sys.executable, str(SCRIPTS / "aspect_pairs.py"), str(corpus), str(queries), str(out),
+                "--cocitations"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "3 pairs written" in proc.stdout and "1 co-cited pairs added" in proc.stdout
+    nlp = scholarly_nlp.blank()
+    docs = list(scholarly_nlp.load_docbin(out, nlp.vocab))
+    groups = [doc._.paper_meta["aspect_group"] for doc in docs]
+    assert groups.count("cocited:A00-2004+P01-1064") == 2
+    cocited = [doc for doc in docs if doc._.paper_meta["aspect_group"].startswith("cocited:")]
+    own = {doc._.paper_id: doc.text for doc in docs if doc._.paper_meta["aspect_group"] in ("A00-2004", "P01-1064")
+           and not doc._.paper_id.endswith("#citances")}
+    # The co-citation group holds the two papers' own title + abstract Docs, not their citances.
+    assert sorted(doc._.paper_id for doc in cocited) == ["A00-2004", "P01-1064"]
+    assert all(doc.text == own[doc._.paper_id] for doc in cocited)
+
+    plain = tmp_path / "plain.spacy"
+    proc = run([sys.executable, str(SCRIPTS / "aspect_pairs.py"), str(corpus), str(queries), str(plain)], cwd=tmp_path)
+    assert proc.returncode == 0 and "co-cited" not in proc.stdout
+    assert len(list(scholarly_nlp.load_docbin(plain, nlp.vocab))) == 6

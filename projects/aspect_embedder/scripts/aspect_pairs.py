@@ -10,10 +10,14 @@ learns from (co-citation context sentences); our corpus has citances, not co-cit
 No CSFCube relevance label is used, and reference papers whose title matches a CSFCube
 query paper (``queries-release.csv``) are left out.
 
-Writes a DocBin of paper Docs, anchor then positive, with ``paper_meta["aspect_group"]``
-set to the reference paper id.
+``--cocitations`` adds Aspire's own signal where the corpus has it: two reference papers
+cited by the same sentence of the same citing paper (the sentence appears in both papers'
+``citing_sentences.json``) are co-cited, and their two abstracts become one more group.
 
-    python scripts/aspect_pairs.py SCISUMMNET_DIR QUERIES_CSV OUT.spacy [--max-citances 8]
+Writes a DocBin of paper Docs, anchor then positive, with ``paper_meta["aspect_group"]``
+set to the reference paper id (``cocited:A+B`` for a co-citation group).
+
+    python scripts/aspect_pairs.py SCISUMMNET_DIR QUERIES_CSV OUT.spacy [--max-citances 8] [--cocitations]
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import csv
 import re
 import sys
 import warnings
+from collections import defaultdict
+from itertools import combinations
 from pathlib import Path
 
 import scholarly_nlp
@@ -75,6 +81,31 @@ def reference_pair(rp_dir: Path, max_citances: int) -> tuple[AbstractRecord, Abs
     return anchor, positive
 
 
+def cocited_pairs(scisummnet_dir: Path) -> list[tuple[str, str]]:
+    """Sorted (A, B) reference-paper ids cited together by one sentence of one citing paper.
+
+    A citing sentence is the same when its citing paper id and its lower-cased clean text
+    match in both papers' ``citing_sentences.json``.
+    """
+    cited_by: dict = defaultdict(set)
+    for rp_dir in sorted(p for p in scisummnet_dir.iterdir() if p.is_dir()):
+        path = rp_dir / "citing_sentences.json"
+        if not path.exists():
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                citances = read_citing_sentences(path)
+            except scholarly_nlp.ScholarlyNLPError as exc:
+                print(f"skipped {rp_dir.name}'s citing sentences: {exc}", file=sys.stderr)
+                continue
+        for citance in citances:
+            text = " ".join((citance["clean_text"] or citance["raw_text"]).lower().split())
+            if text:
+                cited_by[(citance["citing_paper_id"], text)].add(rp_dir.name)
+    return sorted({pair for papers in cited_by.values() for pair in combinations(sorted(papers), 2)})
+
+
 def _block_sentences(block) -> list[str]:
     spans = block.sentences or [(0, len(block.text))]
     return [block.text[a:b].strip() for a, b in spans if block.text[a:b].strip()]
@@ -88,10 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("output", type=Path)
     parser.add_argument("--max-citances", type=int, default=8)
     parser.add_argument("--limit", type=int, default=0, help="at most this many papers (0: all)")
+    parser.add_argument("--cocitations", action="store_true",
+                        help="also pair the abstracts of papers cited by the same citing sentence")
     args = parser.parse_args(argv)
     excluded = query_titles(args.queries_csv)
     nlp = scholarly_nlp.blank()
     docs, skipped, held_out = [], 0, 0
+    anchors: dict = {}
     for rp_dir in sorted(p for p in args.scisummnet_dir.iterdir() if p.is_dir()):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -106,17 +140,33 @@ def main(argv: list[str] | None = None) -> int:
         if normalise_title(pair[0].title) in excluded:
             held_out += 1
             continue
-        for record in pair:
-            doc = abstract_doc(record, nlp)
-            doc._.paper_meta = {**(doc._.paper_meta or {}), GROUP_KEY: rp_dir.name}
-            docs.append(doc)
+        anchors[rp_dir.name] = pair[0]
+        docs.extend(grouped_docs(pair, rp_dir.name, nlp))
         if args.limit and len(docs) >= 2 * args.limit:
             break
+    n_pairs = len(docs) // 2
+    n_cocited = 0
+    if args.cocitations:
+        for a, b in cocited_pairs(args.scisummnet_dir):
+            if a in anchors and b in anchors:
+                docs.extend(grouped_docs((anchors[a], anchors[b]), f"cocited:{a}+{b}", nlp))
+                n_cocited += 1
     args.output.parent.mkdir(parents=True, exist_ok=True)
     scholarly_nlp.save_docbin(docs, args.output)
-    print(f"{len(docs) // 2} pairs written to {args.output}; {skipped} papers too thin, "
-          f"{held_out} excluded as CSFCube queries")
+    print(f"{n_pairs} pairs written to {args.output}; {skipped} papers too thin, "
+          f"{held_out} excluded as CSFCube queries"
+          + (f"; {n_cocited} co-cited pairs added" if args.cocitations else ""))
     return 0
+
+
+def grouped_docs(records, group: str, nlp) -> list:
+    """Docs of ``records``, each with ``paper_meta["aspect_group"]`` set to ``group``."""
+    docs = []
+    for record in records:
+        doc = abstract_doc(record, nlp)
+        doc._.paper_meta = {**(doc._.paper_meta or {}), GROUP_KEY: group}
+        docs.append(doc)
+    return docs
 
 
 if __name__ == "__main__":
