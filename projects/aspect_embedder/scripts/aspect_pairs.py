@@ -6,7 +6,8 @@ papers wrote about it (citation markers removed, up to ``--max-citances``, most
 authoritative citing papers first). Citances state what the citing authors found
 notable: its method, its results, the problem it addresses, so the pair teaches which parts
 of an abstract carry a paper's identity per aspect. This is the textual signal Aspire
-learns from (co-citation context sentences); our corpus has citances, not co-citations.
+learns from (co-citation context sentences); our corpus has citances, and only a few
+co-citations (below).
 No CSFCube relevance label is used, and reference papers whose title matches a CSFCube
 query paper (``queries-release.csv``) are left out.
 
