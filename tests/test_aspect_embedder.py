@@ -133,3 +133,24 @@ def test_similar_ranks_the_components_output_and_explains_each_hit(trained_docs)
     assert len(hits) == 5 and docs[0]._.paper_id not in {h.paper_id for h in hits}
     assert [h.distance for h in hits] == sorted(h.distance for h in hits)
     assert all(h.explanation.query_sentence and h.explanation.candidate_sentence for h in hits)
+
+
+def test_a_paper_in_two_groups_is_never_its_own_negative():
+    """Co-citation groups put a paper's abstract in a second group: the copy of the anchor's
+    (or the positive's) paper in another group gives no triple, every other paper does."""
+    from scholarly_aspect_embedder.loss import aspect_triplet_loss, triplet_indices
+
+    groups = ["A", "A", "cocited:A+B", "cocited:A+B", "C", "C"]
+    papers = ["A", "A#citances", "A", "B", "C", "C#citances"]
+    triples = triplet_indices(groups, papers)
+    assert (0, 1, 2) not in triples and (2, 3, 0) not in triples and (3, 2, 0) not in triples
+    assert (0, 1, 3) in triples and (2, 3, 4) in triples and (4, 5, 0) in triples
+    # Without paper ids every other group is a negative, as before.
+    assert (0, 1, 2) in triplet_indices(groups)
+    assert all(papers[n] not in {papers[a], papers[p]} for a, p, n in triples)
+    with pytest.raises(ValueError, match="paper ids"):
+        triplet_indices(groups, papers[:-1])
+    # A batch whose only other group is the same paper has nothing to learn from.
+    vectors = numpy.random.default_rng(0).normal(size=(4, 4, 8)).astype("float32")
+    loss, grad = aspect_triplet_loss(vectors, ["A", "A", "co", "co"], papers=["A", "A#c", "A", "A#c"])
+    assert loss == 0.0 and not grad.any()

@@ -216,7 +216,7 @@ def test_holdout_split_keeps_records_whole_and_drops_blank_lines(tmp_path):
 
 def test_aspect_pairs_adds_the_abstracts_of_papers_cited_by_one_sentence_as_a_group(tmp_path):
     """--cocitations: A00-2004 and P01-1064 are cited by one sentence of one citing paper in
-    ScisummNet (real folders); D10-1083 is not co-cited with either, so it gets no group."""
+    ScisummNet (real folders); A00-1031 is not co-cited with either, so it is in no co-citation group."""
     source = shared("clscisumm", "train-scisummnet")
     corpus = tmp_path / "scisummnet"
     corpus.mkdir()
@@ -237,6 +237,7 @@ def test_aspect_pairs_adds_the_abstracts_of_papers_cited_by_one_sentence_as_a_gr
            and not doc._.paper_id.endswith("#citances")}
     # The co-citation group holds the two papers' own title + abstract Docs, not their citances.
     assert sorted(doc._.paper_id for doc in cocited) == ["A00-2004", "P01-1064"]
+    assert "A00-1031" in groups and not any("A00-1031" in g for g in groups if g.startswith("cocited:"))
     assert all(doc.text == own[doc._.paper_id] for doc in cocited)
 
     plain = tmp_path / "plain.spacy"

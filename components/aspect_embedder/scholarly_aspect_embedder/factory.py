@@ -16,7 +16,7 @@ Training (``update``) is weakly supervised: Examples whose reference Doc has
 """
 
 # No ``from __future__ import annotations``: spaCy validates the factory's signature.
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, List, Optional
 
 import numpy
 from spacy.language import Language
@@ -157,7 +157,7 @@ class AspectEmbedder(TrainablePipe):
         xp = self.model.ops.xp
         stacked = xp.stack(list(scores))
         loss, grad = aspect_triplet_loss(stacked, groups, margin=self.cfg["margin"],
-                                         aspect_weight=self.cfg["aspect_weight"])
+                                         aspect_weight=self.cfg["aspect_weight"], papers=_paper_ids(examples))
         return loss, [grad[i] for i in range(len(grad))]
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
@@ -174,5 +174,11 @@ class AspectEmbedder(TrainablePipe):
             return {"aspect_loss": None}
         outputs = self.model.predict([eg.predicted for eg in examples])
         loss, _ = aspect_triplet_loss(self.model.ops.xp.stack(list(outputs)), groups,
-                                      margin=self.cfg["margin"], aspect_weight=self.cfg["aspect_weight"])
+                                      margin=self.cfg["margin"], aspect_weight=self.cfg["aspect_weight"],
+                                      papers=_paper_ids(examples))
         return {"aspect_loss": loss}
+
+
+def _paper_ids(examples: List[Example]) -> list:
+    """Each example's paper id (None where unknown), so a paper is never its own negative."""
+    return [getattr(eg.reference._, "paper_id", None) or None for eg in examples]

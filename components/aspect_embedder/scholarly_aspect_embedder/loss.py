@@ -5,7 +5,9 @@ positives, e.g. a paper's abstract and the citances other papers wrote about it)
 Doc of another group is a negative. Kobayashi et al. train on the mean of the aspect
 vectors; we add the same triplet loss per query aspect (background, method, result) so each
 aspect vector is pulled toward the matching aspect of the positive. Distances are
-Euclidean between L2-normalised vectors, as the search ranks.
+Euclidean between L2-normalised vectors, as the search ranks. A paper may sit in two groups
+(its own, and a co-citation group): a Doc of the same paper as the anchor or the positive is
+never their negative.
 """
 
 from __future__ import annotations
@@ -17,33 +19,43 @@ import numpy
 from scholarly_nlp import ASPECTS, QUERY_ASPECTS
 
 
-def triplet_indices(groups: Sequence[Optional[Hashable]]) -> List[Tuple[int, int, int]]:
+def triplet_indices(groups: Sequence[Optional[Hashable]],
+                    papers: Optional[Sequence[Optional[Hashable]]] = None) -> List[Tuple[int, int, int]]:
     """(anchor, positive, negative) index triples: same group vs every other group.
 
-    Docs whose group is None take part only as negatives.
+    Docs whose group is None take part only as negatives. With ``papers`` (one paper id per
+    Doc, None for unknown), a Doc of the anchor's or the positive's paper is not their negative.
     """
+    papers = list(papers) if papers is not None else [None] * len(groups)
+    if len(papers) != len(groups):
+        raise ValueError(f"{len(groups)} groups but {len(papers)} paper ids")
     triples = []
     for a, ga in enumerate(groups):
         if ga is None:
             continue
-        positives = [p for p, gp in enumerate(groups) if p != a and gp == ga]
         negatives = [n for n, gn in enumerate(groups) if gn != ga]
-        triples.extend((a, p, n) for p in positives for n in negatives)
+        for p, gp in enumerate(groups):
+            if p == a or gp != ga:
+                continue
+            own = {papers[a], papers[p]} - {None}
+            triples.extend((a, p, n) for n in negatives if papers[n] not in own)
     return triples
 
 
 def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: float = 0.2,
-                        aspect_weight: float = 1.0) -> Tuple[float, numpy.ndarray]:
+                        aspect_weight: float = 1.0,
+                        papers: Optional[Sequence[Optional[Hashable]]] = None) -> Tuple[float, numpy.ndarray]:
     """Loss and its gradient for a (B, n_aspects, width) array of aspect vectors.
 
-    Mean hinge ``max(0, margin + d(a, p) - d(a, n))`` over all triples, on the normalised
-    mean of the aspect vectors, plus ``aspect_weight`` times the same on each query
-    aspect's vector. Returns ``(loss, d_vectors)``; both are 0 without any triple.
+    Mean hinge ``max(0, margin + d(a, p) - d(a, n))`` over all triples (see
+    :func:`triplet_indices` for ``papers``), on the normalised mean of the aspect vectors, plus
+    ``aspect_weight`` times the same on each query aspect's vector. Returns
+    ``(loss, d_vectors)``; both are 0 without any triple.
     """
     import torch
 
     host = numpy.asarray(vectors.get() if hasattr(vectors, "get") else vectors, dtype="float32")
-    triples = triplet_indices(groups)
+    triples = triplet_indices(groups, papers)
     if not triples:
         return 0.0, numpy.zeros_like(host)
     x = torch.tensor(host, requires_grad=True)

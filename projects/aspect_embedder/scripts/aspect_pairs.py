@@ -86,7 +86,8 @@ def cocited_pairs(scisummnet_dir: Path) -> list[tuple[str, str]]:
     """Sorted (A, B) reference-paper ids cited together by one sentence of one citing paper.
 
     A citing sentence is the same when its citing paper id and its lower-cased clean text
-    match in both papers' ``citing_sentences.json``.
+    match in both papers' ``citing_sentences.json``. Entries without a clean text are left
+    out: their raw text is often a window of several sentences or a table row.
     """
     cited_by: dict = defaultdict(set)
     for rp_dir in sorted(p for p in scisummnet_dir.iterdir() if p.is_dir()):
@@ -101,7 +102,7 @@ def cocited_pairs(scisummnet_dir: Path) -> list[tuple[str, str]]:
                 print(f"skipped {rp_dir.name}'s citing sentences: {exc}", file=sys.stderr)
                 continue
         for citance in citances:
-            text = " ".join((citance["clean_text"] or citance["raw_text"]).lower().split())
+            text = " ".join((citance["clean_text"] or "").lower().split())
             if text:
                 cited_by[(citance["citing_paper_id"], text)].add(rp_dir.name)
     return sorted({pair for papers in cited_by.values() for pair in combinations(sorted(papers), 2)})
