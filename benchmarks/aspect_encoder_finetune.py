@@ -52,10 +52,9 @@ def text_pairs(pairs_path: Path) -> list[tuple[str, str]]:
 def mean_pooled(model, batch):
     """Unit-length mean of the last hidden states over the real tokens (the encoder's pooling)."""
     import torch
+    from scholarly_nlp.ml.sentence_encoder import mean_pool
 
-    hidden = model(**batch).last_hidden_state
-    mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-    pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+    pooled = mean_pool(model(**batch).last_hidden_state, batch["attention_mask"])
     return torch.nn.functional.normalize(pooled, dim=-1)
 
 
