@@ -52,7 +52,7 @@ def text_pairs(pairs_path: Path) -> list[tuple[str, str]]:
 def mean_pooled(model, batch):
     """Unit-length mean of the last hidden states over the real tokens (the encoder's pooling)."""
     import torch
-    from scholarly_nlp.ml.sentence_encoder import mean_pool
+    from scholarly_nlp.ml import mean_pool
 
     pooled = mean_pool(model(**batch).last_hidden_state, batch["attention_mask"])
     return torch.nn.functional.normalize(pooled, dim=-1)

@@ -38,6 +38,7 @@ _EXPORTS = {
     "UntrainedComponentWarning": "training_state",
     "SentenceEncoder": "sentence_encoder",
     "cosine_matrix": "sentence_encoder",
+    "mean_pool": "sentence_encoder",
     "shared_transformer_config": "abstract_spans",
     "title_abstract_windows": "abstract_spans",
 }
