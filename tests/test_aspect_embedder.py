@@ -154,3 +154,28 @@ def test_a_paper_in_two_groups_is_never_its_own_negative():
     vectors = numpy.random.default_rng(0).normal(size=(4, 4, 8)).astype("float32")
     loss, grad = aspect_triplet_loss(vectors, ["A", "A", "co", "co"], papers=["A", "A#c", "A", "A#c"])
     assert loss == 0.0 and not grad.any()
+
+
+def test_a_group_that_names_its_aspects_teaches_only_those():
+    """A co-citation from a methods context (``aspects=["method"]``) moves only the method
+    vectors; an unrestricted group moves the mean and every query aspect; unknown aspects fail."""
+    from scholarly_aspect_embedder.loss import aspect_triplet_loss
+    from scholarly_nlp import ASPECTS, QUERY_ASPECTS
+
+    vectors = numpy.random.default_rng(1).normal(size=(4, len(ASPECTS), 8)).astype("float32")
+    groups, papers = ["co", "co", "D", "E"], ["A", "B", "D", "E"]
+    loss, grad = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0,
+                                     aspects=[["method"], ["method"], None, None])
+    moved = {aspect for i, aspect in enumerate(ASPECTS) if numpy.abs(grad[:, i]).max() > 0}
+    assert loss > 0 and moved == {"method"}
+    loss_all, grad_all = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0)
+    assert loss_all > loss
+    assert {a for i, a in enumerate(ASPECTS) if numpy.abs(grad_all[:, i]).max() > 0} >= set(QUERY_ASPECTS)
+    # Two aspects named: both move, the third does not.
+    _, grad_two = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0,
+                                      aspects=[["method", "result"]] * 2 + [None, None])
+    assert {a for i, a in enumerate(ASPECTS) if numpy.abs(grad_two[:, i]).max() > 0} == {"method", "result"}
+    with pytest.raises(ValueError, match="query aspects"):
+        aspect_triplet_loss(vectors, groups, papers=papers, aspects=[["title"]] * 2 + [None, None])
+    with pytest.raises(ValueError, match="aspect restrictions"):
+        aspect_triplet_loss(vectors, groups, papers=papers, aspects=[None])

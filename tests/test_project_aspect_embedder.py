@@ -243,4 +243,22 @@ def test_aspect_pairs_adds_the_abstracts_of_papers_cited_by_one_sentence_as_a_gr
     plain = tmp_path / "plain.spacy"
     proc = run([sys.executable, str(SCRIPTS / "aspect_pairs.py"), str(corpus), str(queries), str(plain)], cwd=tmp_path)
     assert proc.returncode == 0 and "co-cited" not in proc.stdout
+    assert not any("aspect_group_aspects" in doc._.paper_meta for doc in docs)
+
+    # --cocitation-facets: the shipped facet classifier reads the co-citing sentence ("we selected
+    # for comparison three systems ...: texttiling, c99 (choi, 2000) and textseg ...") as Method, so
+    # the group teaches the method aspect only; the papers' own pairs stay unrestricted.
+    faceted = tmp_path / "faceted.spacy"
+    proc = run([sys.executable, str(SCRIPTS / "aspect_pairs.py"), str(corpus), str(queries), str(faceted),
+                "--cocitations", "--cocitation-facets", "scholarly_core"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "aspects taught: method 1" in proc.stdout
+    meta = {doc._.paper_meta["aspect_group"]: (list(doc._.paper_meta["aspect_group_aspects"])
+                                                if "aspect_group_aspects" in doc._.paper_meta else None)
+            for doc in scholarly_nlp.load_docbin(faceted, nlp.vocab)}
+    assert meta == {"A00-2004": None, "P01-1064": None, "A00-1031": None,
+                    "cocited:A00-2004+P01-1064": ["method"]}
+    proc = run([sys.executable, str(SCRIPTS / "aspect_pairs.py"), str(corpus), str(queries), str(faceted),
+                "--cocitation-facets", "scholarly_core"], cwd=tmp_path)
+    assert proc.returncode != 0 and "--cocitation-facets needs --cocitations" in proc.stderr
     assert len(list(scholarly_nlp.load_docbin(plain, nlp.vocab))) == 6

@@ -12,7 +12,8 @@ with no text gets ``aspect_vectors = None`` and the reason in ``aspect_fallbacks
 
 Training (``update``) is weakly supervised: Examples whose reference Doc has
 ``paper_meta["aspect_group"]`` set form groups of views of one paper, and the loss is
-:func:`~.loss.aspect_triplet_loss` over the batch (see that module for the supervision).
+:func:`~.loss.aspect_triplet_loss` over the batch (see that module for the supervision);
+``paper_meta["aspect_group_aspects"]`` (a list of query aspects) limits what a group teaches.
 """
 
 # No ``from __future__ import annotations``: spaCy validates the factory's signature.
@@ -34,6 +35,9 @@ from .model import ARCH
 
 GROUP_KEY = "aspect_group"
 """``paper_meta`` key naming the paper a training Doc is a view of."""
+
+GROUP_ASPECTS_KEY = "aspect_group_aspects"
+"""``paper_meta`` key listing the query aspects a Doc's group teaches (absent: all of them)."""
 
 DEFAULT_MODEL = {
     "@architectures": ARCH,
@@ -153,12 +157,16 @@ class AspectEmbedder(TrainablePipe):
 
     def get_loss(self, examples: Iterable[Example], scores) -> tuple:
         """Triplet loss over the batch and its gradient, one (4, width) array per example."""
-        groups = [(eg.reference._.paper_meta or {}).get(GROUP_KEY) for eg in examples]
+        examples = list(examples)
         xp = self.model.ops.xp
-        stacked = xp.stack(list(scores))
-        loss, grad = aspect_triplet_loss(stacked, groups, margin=self.cfg["margin"],
-                                         aspect_weight=self.cfg["aspect_weight"], papers=_paper_ids(examples))
+        loss, grad = self._triplet_loss(examples, xp.stack(list(scores)))
         return loss, [grad[i] for i in range(len(grad))]
+
+    def _triplet_loss(self, examples: List[Example], stacked) -> tuple:
+        metas = [eg.reference._.paper_meta or {} for eg in examples]
+        return aspect_triplet_loss(stacked, [meta.get(GROUP_KEY) for meta in metas], margin=self.cfg["margin"],
+                                   aspect_weight=self.cfg["aspect_weight"], papers=_paper_ids(examples),
+                                   aspects=[meta.get(GROUP_ASPECTS_KEY) for meta in metas])
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         """Initialise the model from a sample of the training Docs."""
@@ -173,9 +181,7 @@ class AspectEmbedder(TrainablePipe):
         if not any(g is not None for g in groups):
             return {"aspect_loss": None}
         outputs = self.model.predict([eg.predicted for eg in examples])
-        loss, _ = aspect_triplet_loss(self.model.ops.xp.stack(list(outputs)), groups,
-                                      margin=self.cfg["margin"], aspect_weight=self.cfg["aspect_weight"],
-                                      papers=_paper_ids(examples))
+        loss, _ = self._triplet_loss(examples, self.model.ops.xp.stack(list(outputs)))
         return {"aspect_loss": loss}
 
 

@@ -7,12 +7,14 @@ vectors; we add the same triplet loss per query aspect (background, method, resu
 aspect vector is pulled toward the matching aspect of the positive. Distances are
 Euclidean between L2-normalised vectors, as the search ranks. A paper may sit in two groups
 (its own, and a co-citation group): a Doc of the same paper as the anchor or the positive is
-never their negative.
+never their negative. A group may also name the query aspects it teaches (a co-citation from
+a methods context says the two papers share a method, not a background): its triples then
+count only in those aspects' losses, not in the paper mean's or the other aspects'.
 """
 
 from __future__ import annotations
 
-from typing import Hashable, List, Optional, Sequence, Tuple
+from typing import Collection, Hashable, List, Optional, Sequence, Tuple
 
 import numpy
 
@@ -44,13 +46,16 @@ def triplet_indices(groups: Sequence[Optional[Hashable]],
 
 def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: float = 0.2,
                         aspect_weight: float = 1.0,
-                        papers: Optional[Sequence[Optional[Hashable]]] = None) -> Tuple[float, numpy.ndarray]:
+                        papers: Optional[Sequence[Optional[Hashable]]] = None,
+                        aspects: Optional[Sequence[Optional[Collection[str]]]] = None) -> Tuple[float, numpy.ndarray]:
     """Loss and its gradient for a (B, n_aspects, width) array of aspect vectors.
 
     Mean hinge ``max(0, margin + d(a, p) - d(a, n))`` over all triples (see
     :func:`triplet_indices` for ``papers``), on the normalised mean of the aspect vectors, plus
-    ``aspect_weight`` times the same on each query aspect's vector. Returns
-    ``(loss, d_vectors)``; both are 0 without any triple.
+    ``aspect_weight`` times the same on each query aspect's vector. ``aspects`` gives, per Doc,
+    the query aspects its group teaches (None: the mean and every aspect); a triple whose anchor
+    names some counts only in those aspects' hinges. Returns ``(loss, d_vectors)``; both are 0
+    without any triple.
     """
     import torch
 
@@ -58,16 +63,39 @@ def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: f
     triples = triplet_indices(groups, papers)
     if not triples:
         return 0.0, numpy.zeros_like(host)
+    taught = _taught_aspects(aspects, len(host))
     x = torch.tensor(host, requires_grad=True)
     normed = torch.nn.functional.normalize(x, dim=-1)
     paper = torch.nn.functional.normalize(normed.mean(dim=1), dim=-1)
-    a, p, n = (torch.tensor(col) for col in zip(*triples))
 
-    def hinge(v):
+    def hinge(v, keep):
+        chosen = [t for t in triples if keep(taught[t[0]])]
+        if not chosen:
+            return v.sum() * 0.0
+        a, p, n = (torch.tensor(col) for col in zip(*chosen))
         return torch.relu(margin + (v[a] - v[p]).norm(dim=-1) - (v[a] - v[n]).norm(dim=-1)).mean()
 
-    loss = hinge(paper)
+    loss = hinge(paper, lambda names: names is None)
     for aspect in QUERY_ASPECTS:
-        loss = loss + aspect_weight * hinge(normed[:, ASPECTS.index(aspect)])
+        loss = loss + aspect_weight * hinge(normed[:, ASPECTS.index(aspect)],
+                                            lambda names, aspect=aspect: names is None or aspect in names)
     loss.backward()
     return float(loss.item()), x.grad.numpy()
+
+
+def _taught_aspects(aspects, n_docs: int) -> list:
+    """Per Doc, None (everything) or the frozenset of query aspects its group teaches."""
+    if aspects is None:
+        return [None] * n_docs
+    if len(aspects) != n_docs:
+        raise ValueError(f"{n_docs} vectors but {len(aspects)} aspect restrictions")
+    taught = []
+    for names in aspects:
+        if names is None:
+            taught.append(None)
+            continue
+        unknown = set(names) - set(QUERY_ASPECTS)
+        if unknown or not names:
+            raise ValueError(f"a group teaches the query aspects {', '.join(QUERY_ASPECTS)}; got {sorted(names)}")
+        taught.append(frozenset(names))
+    return taught

@@ -14,11 +14,16 @@ query paper (``queries-release.csv``) are left out.
 ``--cocitations`` adds Aspire's own signal where the corpus has it: two reference papers
 cited by the same sentence of the same citing paper (the sentence appears in both papers'
 ``citing_sentences.json``) are co-cited, and their two abstracts become one more group.
+``--cocitation-facets PIPELINE`` also says which aspect a co-citation is evidence for: the
+pipeline's ``citance_facet_classifier`` labels each co-citing sentence (why both are cited),
+and the group teaches only the aspects of those facets (Method -> method, Results -> result,
+Aim / Hypothesis / Implication -> background; ``paper_meta["aspect_group_aspects"]``).
 
 Writes a DocBin of paper Docs, anchor then positive, with ``paper_meta["aspect_group"]``
 set to the reference paper id (``cocited:A+B`` for a co-citation group).
 
     python scripts/aspect_pairs.py SCISUMMNET_DIR QUERIES_CSV OUT.spacy [--max-citances 8] [--cocitations]
+        [--cocitation-facets scholarly_core]
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ from scholarly_nlp.readers import AbstractRecord, abstract_doc
 from scholarly_nlp.readers import read_citing_sentences, read_reference_xml
 
 GROUP_KEY = "aspect_group"
+GROUP_ASPECTS_KEY = "aspect_group_aspects"
+FACET_ASPECTS = {"Aim": "background", "Hypothesis": "background", "Implication": "background",
+                 "Method": "method", "Results": "result"}
 MIN_ABSTRACT_SENTENCES = 2
 MIN_CITANCES = 2
 
@@ -82,8 +90,9 @@ def reference_pair(rp_dir: Path, max_citances: int) -> tuple[AbstractRecord, Abs
     return anchor, positive
 
 
-def cocited_pairs(scisummnet_dir: Path) -> list[tuple[str, str]]:
-    """Sorted (A, B) reference-paper ids cited together by one sentence of one citing paper.
+def cocitations(scisummnet_dir: Path) -> dict:
+    """{(A, B): [citing sentences]}: sorted reference-paper id pairs cited together by one
+    sentence of one citing paper, with the (lower-cased, clean) sentences that cite both.
 
     A citing sentence is the same when its citing paper id and its lower-cased clean text
     match in both papers' ``citing_sentences.json``. Entries without a clean text are left
@@ -105,7 +114,22 @@ def cocited_pairs(scisummnet_dir: Path) -> list[tuple[str, str]]:
             text = " ".join((citance["clean_text"] or "").lower().split())
             if text:
                 cited_by[(citance["citing_paper_id"], text)].add(rp_dir.name)
-    return sorted({pair for papers in cited_by.values() for pair in combinations(sorted(papers), 2)})
+    pairs: dict = defaultdict(list)
+    for (_, text), papers in sorted(cited_by.items()):
+        for pair in combinations(sorted(papers), 2):
+            pairs[pair].append(text)
+    return dict(sorted(pairs.items()))
+
+
+def facet_aspects(pipeline: str, sentences_per_pair: dict) -> dict:
+    """{pair: sorted query aspects} from the facets the pipeline's classifier gives the
+    co-citing sentences (the union over a pair's sentences)."""
+    nlp = scholarly_nlp.load(pipeline, components=["citance_facet_classifier"], require=["citance_facet_classifier"])
+    classifier = nlp.get_pipe("citance_facet_classifier")
+    texts = sorted({text for sentences in sentences_per_pair.values() for text in sentences})
+    facets = dict(zip(texts, classifier.classify(texts)))
+    return {pair: sorted({FACET_ASPECTS[f] for text in sentences for f in facets[text] if f in FACET_ASPECTS})
+            for pair, sentences in sentences_per_pair.items()}
 
 
 def _block_sentences(block) -> list[str]:
@@ -123,7 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="at most this many papers (0: all)")
     parser.add_argument("--cocitations", action="store_true",
                         help="also pair the abstracts of papers cited by the same citing sentence")
+    parser.add_argument("--cocitation-facets", metavar="PIPELINE", default=None,
+                        help="with --cocitations: a co-citation group teaches only the aspects of the "
+                             "facets this pipeline's citance_facet_classifier gives its citing sentences")
     args = parser.parse_args(argv)
+    if args.cocitation_facets and not args.cocitations:
+        parser.error("--cocitation-facets needs --cocitations")
     excluded = query_titles(args.queries_csv)
     nlp = scholarly_nlp.blank()
     docs, skipped, held_out = [], 0, 0
@@ -147,26 +176,35 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit and len(docs) >= 2 * args.limit:
             break
     n_pairs = len(docs) // 2
-    n_cocited = 0
+    n_cocited, taught = 0, {}
     if args.cocitations:
-        for a, b in cocited_pairs(args.scisummnet_dir):
-            if a in anchors and b in anchors:
-                docs.extend(grouped_docs((anchors[a], anchors[b]), f"cocited:{a}+{b}", nlp))
-                n_cocited += 1
+        pairs = {pair: texts for pair, texts in cocitations(args.scisummnet_dir).items()
+                 if pair[0] in anchors and pair[1] in anchors}
+        aspects = facet_aspects(args.cocitation_facets, pairs) if args.cocitation_facets else {}
+        for (a, b) in pairs:
+            if args.cocitation_facets and not aspects[(a, b)]:
+                continue  # no facet of the classifier's labels maps to a query aspect
+            meta = {GROUP_ASPECTS_KEY: aspects[(a, b)]} if (a, b) in aspects else {}
+            docs.extend(grouped_docs((anchors[a], anchors[b]), f"cocited:{a}+{b}", nlp, meta))
+            for aspect in meta.get(GROUP_ASPECTS_KEY, ["all"]):
+                taught[aspect] = taught.get(aspect, 0) + 1
+            n_cocited += 1
     args.output.parent.mkdir(parents=True, exist_ok=True)
     scholarly_nlp.save_docbin(docs, args.output)
     print(f"{n_pairs} pairs written to {args.output}; {skipped} papers too thin, "
           f"{held_out} excluded as CSFCube queries"
-          + (f"; {n_cocited} co-cited pairs added" if args.cocitations else ""))
+          + (f"; {n_cocited} co-cited pairs added" if args.cocitations else "")
+          + (" (aspects taught: " + ", ".join(f"{k} {v}" for k, v in sorted(taught.items())) + ")"
+             if args.cocitation_facets else ""))
     return 0
 
 
-def grouped_docs(records, group: str, nlp) -> list:
-    """Docs of ``records``, each with ``paper_meta["aspect_group"]`` set to ``group``."""
+def grouped_docs(records, group: str, nlp, meta: dict | None = None) -> list:
+    """Docs of ``records``, each with ``paper_meta["aspect_group"]`` set to ``group`` (and ``meta``)."""
     docs = []
     for record in records:
         doc = abstract_doc(record, nlp)
-        doc._.paper_meta = {**(doc._.paper_meta or {}), GROUP_KEY: group}
+        doc._.paper_meta = {**(doc._.paper_meta or {}), **(meta or {}), GROUP_KEY: group}
         docs.append(doc)
     return docs
 
