@@ -175,6 +175,10 @@ def test_a_group_that_names_its_aspects_teaches_only_those():
     _, grad_two = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0,
                                       aspects=[["method", "result"]] * 2 + [None, None])
     assert {a for i, a in enumerate(ASPECTS) if numpy.abs(grad_two[:, i]).max() > 0} == {"method", "result"}
+    # One aspect may be given as a bare name.
+    _, grad_name = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0,
+                                       aspects=["method", "method", None, None])
+    assert numpy.array_equal(grad_name, grad)
     with pytest.raises(ValueError, match="query aspects"):
         aspect_triplet_loss(vectors, groups, papers=papers, aspects=[["title"]] * 2 + [None, None])
     with pytest.raises(ValueError, match="aspect restrictions"):

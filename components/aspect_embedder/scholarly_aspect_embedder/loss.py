@@ -94,6 +94,7 @@ def _taught_aspects(aspects, n_docs: int) -> list:
         if names is None:
             taught.append(None)
             continue
+        names = [names] if isinstance(names, str) else list(names)
         unknown = set(names) - set(QUERY_ASPECTS)
         if unknown or not names:
             raise ValueError(f"a group teaches the query aspects {', '.join(QUERY_ASPECTS)}; got {sorted(names)}")
