@@ -158,28 +158,85 @@ def test_a_paper_in_two_groups_is_never_its_own_negative():
 
 def test_a_group_that_names_its_aspects_teaches_only_those():
     """A co-citation from a methods context (``aspects=["method"]``) moves only the method
-    vectors; an unrestricted group moves the mean and every query aspect; unknown aspects fail."""
-    from scholarly_aspect_embedder.loss import aspect_triplet_loss
+    vectors and leaves the other groups' hinges as they were; no restriction is the old loss."""
+    import torch
+    from scholarly_aspect_embedder.loss import aspect_triplet_loss, triplet_indices
     from scholarly_nlp import ASPECTS, QUERY_ASPECTS
 
-    vectors = numpy.random.default_rng(1).normal(size=(4, len(ASPECTS), 8)).astype("float32")
-    groups, papers = ["co", "co", "D", "E"], ["A", "B", "D", "E"]
-    loss, grad = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0,
-                                     aspects=[["method"], ["method"], None, None])
-    moved = {aspect for i, aspect in enumerate(ASPECTS) if numpy.abs(grad[:, i]).max() > 0}
-    assert loss > 0 and moved == {"method"}
-    loss_all, grad_all = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0)
-    assert loss_all > loss
-    assert {a for i, a in enumerate(ASPECTS) if numpy.abs(grad_all[:, i]).max() > 0} >= set(QUERY_ASPECTS)
-    # Two aspects named: both move, the third does not.
-    _, grad_two = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0,
-                                      aspects=[["method", "result"]] * 2 + [None, None])
-    assert {a for i, a in enumerate(ASPECTS) if numpy.abs(grad_two[:, i]).max() > 0} == {"method", "result"}
-    # One aspect may be given as a bare name.
-    _, grad_name = aspect_triplet_loss(vectors, groups, papers=papers, margin=5.0,
-                                       aspects=["method", "method", None, None])
-    assert numpy.array_equal(grad_name, grad)
-    with pytest.raises(ValueError, match="query aspects"):
-        aspect_triplet_loss(vectors, groups, papers=papers, aspects=[["title"]] * 2 + [None, None])
-    with pytest.raises(ValueError, match="aspect restrictions"):
-        aspect_triplet_loss(vectors, groups, papers=papers, aspects=[None])
+    vectors = numpy.random.default_rng(1).normal(size=(6, len(ASPECTS), 8)).astype("float32")
+    groups = ["co", "co", "A", "A", "D", "E"]
+    papers = ["A", "B", "A", "A#citances", "D", "E"]
+    restricted = [["method"], ["method"], None, None, None, None]
+    margin = 5.0
+
+    def moved(grad):
+        return {aspect for i, aspect in enumerate(ASPECTS) if numpy.abs(grad[:, i]).max() > 0}
+
+    # The same loss computed by hand: the paper mean and background/result over group A's
+    # triples only, method over group A's and the co-citation's.
+    triples = triplet_indices(groups, papers)
+    normed = torch.nn.functional.normalize(torch.tensor(vectors), dim=-1)
+    mean = torch.nn.functional.normalize(normed.mean(dim=1), dim=-1)
+
+    def hinge(v, chosen):
+        return float(numpy.mean([max(0.0, margin + float((v[a] - v[p]).norm() - (v[a] - v[n]).norm()))
+                                 for a, p, n in chosen]))
+
+    own = [t for t in triples if groups[t[0]] == "A"]
+    expected = hinge(mean, own) + sum(
+        hinge(normed[:, ASPECTS.index(aspect)], triples if aspect == "method" else own) for aspect in QUERY_ASPECTS)
+    loss, grad = aspect_triplet_loss(vectors, groups, papers=papers, margin=margin, aspects=restricted)
+    assert loss == pytest.approx(expected, rel=1e-5)
+    # Only the co-citation group is restricted, so on its own it moves only the method vectors.
+    only_co = aspect_triplet_loss(vectors[[0, 1, 4, 5]], ["co", "co", "D", "E"], papers=["A", "B", "D", "E"],
+                                  margin=margin, aspects=[["method"], ["method"], None, None])
+    assert only_co[0] > 0 and moved(only_co[1]) == {"method"}
+    # One aspect may be given as a bare name; no restriction at all is the unrestricted loss.
+    named = aspect_triplet_loss(vectors, groups, papers=papers, margin=margin,
+                                aspects=["method", "method", None, None, None, None])
+    assert numpy.array_equal(named[1], grad)
+    unrestricted = aspect_triplet_loss(vectors, groups, papers=papers, margin=margin)
+    none_listed = aspect_triplet_loss(vectors, groups, papers=papers, margin=margin, aspects=[None] * 6)
+    assert unrestricted[0] == none_listed[0] and numpy.array_equal(unrestricted[1], none_listed[1])
+    assert moved(unrestricted[1]) >= set(QUERY_ASPECTS)
+
+
+@pytest.mark.parametrize("aspects, message", [
+    ([["title"]] * 2 + [None, None], "names \\['title'\\]"),
+    ([[]] * 2 + [None, None], "empty list"),
+    ([["method"], None, None, None], "name different aspects"),
+    ([None], "aspect restrictions"),
+])
+def test_bad_aspect_restrictions_fail_whatever_the_batch(aspects, message):
+    """Checked before the triples, so a batch with nothing to learn still reports them."""
+    from scholarly_aspect_embedder.loss import aspect_triplet_loss
+
+    vectors = numpy.zeros((4, 4, 8), dtype="float32")
+    with pytest.raises(ValueError, match=message):
+        aspect_triplet_loss(vectors, ["co", "co", "co", "co"], aspects=aspects)
+
+
+def test_the_component_reads_restrictions_and_papers_from_paper_meta(make_nlp, records):
+    """``get_loss`` takes ``aspect_group_aspects`` and ``aspect_paper`` from the reference Docs,
+    as aspect_pairs.py writes them."""
+    from scholarly_nlp import ASPECTS
+
+    nlp = make_nlp()
+    embedder = nlp.get_pipe("aspect_embedder")
+    docs = []
+    for i, meta in enumerate([{"aspect_group": "co", "aspect_group_aspects": ["method"]},
+                              {"aspect_group": "co", "aspect_group_aspects": ["method"]},
+                              {"aspect_group": "X"}, {"aspect_group": "Y"}]):
+        doc = nlp.make_doc(f"Paper {i}.")
+        doc._.paper_meta = {"paper_id": f"P{i}", **meta}
+        docs.append(doc)
+    examples = [Example(doc, doc) for doc in docs]
+    scores = [numpy.random.default_rng(i).normal(size=(len(ASPECTS), 8)).astype("float32") for i in range(4)]
+    loss, grads = embedder.get_loss(examples, scores)
+    grad = numpy.stack(grads)
+    assert loss > 0
+    assert {a for i, a in enumerate(ASPECTS) if numpy.abs(grad[:, i]).max() > 0} <= {"method"}
+    # A Doc that is a view of P0 (its citances) is not P0's negative, whatever its paper_id.
+    docs[2]._.paper_meta = {"paper_id": "P0#citances", "aspect_group": "X", "aspect_paper": "P0"}
+    docs[3]._.paper_meta = {"paper_id": "P1#citances", "aspect_group": "Y", "aspect_paper": "P1"}
+    assert embedder.get_loss([Example(doc, doc) for doc in docs], scores)[0] == 0.0

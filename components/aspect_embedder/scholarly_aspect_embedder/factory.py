@@ -13,7 +13,8 @@ with no text gets ``aspect_vectors = None`` and the reason in ``aspect_fallbacks
 Training (``update``) is weakly supervised: Examples whose reference Doc has
 ``paper_meta["aspect_group"]`` set form groups of views of one paper, and the loss is
 :func:`~.loss.aspect_triplet_loss` over the batch (see that module for the supervision);
-``paper_meta["aspect_group_aspects"]`` (a list of query aspects) limits what a group teaches.
+``paper_meta["aspect_group_aspects"]`` (a list of query aspects) limits what a group teaches,
+and ``paper_meta["aspect_paper"]`` names the paper of a Doc whose ``paper_id`` names a view of it.
 """
 
 # No ``from __future__ import annotations``: spaCy validates the factory's signature.
@@ -34,10 +35,15 @@ from .loss import aspect_triplet_loss
 from .model import ARCH
 
 GROUP_KEY = "aspect_group"
-"""``paper_meta`` key naming the paper a training Doc is a view of."""
+"""``paper_meta`` key naming the group a training Doc belongs to (a paper and its views, or a
+co-citation)."""
 
 GROUP_ASPECTS_KEY = "aspect_group_aspects"
 """``paper_meta`` key listing the query aspects a Doc's group teaches (absent: all of them)."""
+
+PAPER_KEY = "aspect_paper"
+"""``paper_meta`` key naming the paper a Doc is a view of when its ``paper_id`` names the view
+(e.g. a pseudo-abstract of a paper's citances): a Doc of that paper is never its negative."""
 
 DEFAULT_MODEL = {
     "@architectures": ARCH,
@@ -186,5 +192,7 @@ class AspectEmbedder(TrainablePipe):
 
 
 def _paper_ids(examples: List[Example]) -> list:
-    """Each example's paper id (None where unknown), so a paper is never its own negative."""
-    return [getattr(eg.reference._, "paper_id", None) or None for eg in examples]
+    """Each example's paper (``paper_meta["aspect_paper"]``, else its paper id; None where
+    unknown), so a paper is never its own negative."""
+    return [(eg.reference._.paper_meta or {}).get(PAPER_KEY) or getattr(eg.reference._, "paper_id", None) or None
+            for eg in examples]

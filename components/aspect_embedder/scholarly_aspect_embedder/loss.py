@@ -53,17 +53,19 @@ def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: f
     Mean hinge ``max(0, margin + d(a, p) - d(a, n))`` over all triples (see
     :func:`triplet_indices` for ``papers``), on the normalised mean of the aspect vectors, plus
     ``aspect_weight`` times the same on each query aspect's vector. ``aspects`` gives, per Doc,
-    the query aspects its group teaches (None: the mean and every aspect); a triple whose anchor
-    names some counts only in those aspects' hinges. Returns ``(loss, d_vectors)``; both are 0
-    without any triple.
+    the query aspects its group teaches (None: the mean and every aspect; every Doc of a group
+    must say the same); a triple whose anchor names some counts only in those aspects' hinges.
+    Each hinge is the mean over the triples it counts, so in a batch that mixes restricted and
+    unrestricted groups a restricted aspect's hinge averages over more triples than the others.
+    Returns ``(loss, d_vectors)``; both are 0 without any triple.
     """
     import torch
 
     host = numpy.asarray(vectors.get() if hasattr(vectors, "get") else vectors, dtype="float32")
+    taught = _taught_aspects(aspects, groups)
     triples = triplet_indices(groups, papers)
     if not triples:
         return 0.0, numpy.zeros_like(host)
-    taught = _taught_aspects(aspects, len(host))
     x = torch.tensor(host, requires_grad=True)
     normed = torch.nn.functional.normalize(x, dim=-1)
     paper = torch.nn.functional.normalize(normed.mean(dim=1), dim=-1)
@@ -83,20 +85,35 @@ def aspect_triplet_loss(vectors, groups: Sequence[Optional[Hashable]], margin: f
     return float(loss.item()), x.grad.numpy()
 
 
-def _taught_aspects(aspects, n_docs: int) -> list:
-    """Per Doc, None (everything) or the frozenset of query aspects its group teaches."""
+def _taught_aspects(aspects, groups: Sequence[Optional[Hashable]]) -> list:
+    """Per Doc, None (everything) or the frozenset of query aspects its group teaches.
+
+    ValueError for a length that is not the groups', an unknown or empty aspect list, or two
+    Docs of one group that name different aspects.
+    """
     if aspects is None:
-        return [None] * n_docs
-    if len(aspects) != n_docs:
-        raise ValueError(f"{n_docs} vectors but {len(aspects)} aspect restrictions")
-    taught = []
-    for names in aspects:
-        if names is None:
-            taught.append(None)
-            continue
-        names = [names] if isinstance(names, str) else list(names)
-        unknown = set(names) - set(QUERY_ASPECTS)
-        if unknown or not names:
-            raise ValueError(f"a group teaches the query aspects {', '.join(QUERY_ASPECTS)}; got {sorted(names)}")
-        taught.append(frozenset(names))
+        return [None] * len(groups)
+    if len(aspects) != len(groups):
+        raise ValueError(f"{len(groups)} groups but {len(aspects)} aspect restrictions")
+    taught, per_group = [], {}
+    for group, names in zip(groups, aspects):
+        if names is not None:
+            names = [names] if isinstance(names, str) else list(names)
+            if not names:
+                raise ValueError(f"group {group!r} teaches an empty list of aspects: leave the restriction "
+                                 "out (every aspect) or leave the group out")
+            unknown = [name for name in names if name not in QUERY_ASPECTS]
+            if unknown:
+                raise ValueError(f"group {group!r} names {unknown!r}; a group teaches the query aspects "
+                                 f"{', '.join(QUERY_ASPECTS)}")
+            names = frozenset(names)
+        if group is not None:
+            if per_group.setdefault(group, names) != names:
+                raise ValueError(f"the Docs of group {group!r} name different aspects "
+                                 f"({_shown(per_group[group])} and {_shown(names)})")
+        taught.append(names)
     return taught
+
+
+def _shown(names) -> str:
+    return "all" if names is None else ", ".join(sorted(names))

@@ -20,7 +20,9 @@ and the group teaches only the aspects of those facets (Method -> method, Result
 Aim / Hypothesis / Implication -> background; ``paper_meta["aspect_group_aspects"]``).
 
 Writes a DocBin of paper Docs, anchor then positive, with ``paper_meta["aspect_group"]``
-set to the reference paper id (``cocited:A+B`` for a co-citation group).
+set to the reference paper id (``cocited:A+B`` for a co-citation group); the positive's
+``paper_meta["aspect_paper"]`` names the paper its citances are about, so that paper's
+abstract is never its negative when a co-citation group shares a batch with it.
 
     python scripts/aspect_pairs.py SCISUMMNET_DIR QUERIES_CSV OUT.spacy [--max-citances 8] [--cocitations]
         [--cocitation-facets scholarly_core]
@@ -33,17 +35,19 @@ import csv
 import re
 import sys
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from itertools import combinations
 from pathlib import Path
 
 import scholarly_nlp
+from scholarly_nlp.metrics import normalize_facet
 from scholarly_nlp.retrieval import strip_citation_markers
 from scholarly_nlp.readers import AbstractRecord, abstract_doc
 from scholarly_nlp.readers import read_citing_sentences, read_reference_xml
 
 GROUP_KEY = "aspect_group"
 GROUP_ASPECTS_KEY = "aspect_group_aspects"
+PAPER_KEY = "aspect_paper"
 FACET_ASPECTS = {"Aim": "background", "Hypothesis": "background", "Implication": "background",
                  "Method": "method", "Results": "result"}
 MIN_ABSTRACT_SENTENCES = 2
@@ -92,13 +96,14 @@ def reference_pair(rp_dir: Path, max_citances: int) -> tuple[AbstractRecord, Abs
 
 def cocitations(scisummnet_dir: Path) -> dict:
     """{(A, B): [citing sentences]}: sorted reference-paper id pairs cited together by one
-    sentence of one citing paper, with the (lower-cased, clean) sentences that cite both.
+    sentence of one citing paper, with the clean text of each sentence that cites both.
 
     A citing sentence is the same when its citing paper id and its lower-cased clean text
     match in both papers' ``citing_sentences.json``. Entries without a clean text are left
     out: their raw text is often a window of several sentences or a table row.
     """
     cited_by: dict = defaultdict(set)
+    original: dict = {}
     for rp_dir in sorted(p for p in scisummnet_dir.iterdir() if p.is_dir()):
         path = rp_dir / "citing_sentences.json"
         if not path.exists():
@@ -111,24 +116,39 @@ def cocitations(scisummnet_dir: Path) -> dict:
                 print(f"skipped {rp_dir.name}'s citing sentences: {exc}", file=sys.stderr)
                 continue
         for citance in citances:
-            text = " ".join((citance["clean_text"] or "").lower().split())
-            if text:
-                cited_by[(citance["citing_paper_id"], text)].add(rp_dir.name)
+            clean = " ".join((citance["clean_text"] or "").split())
+            if clean:
+                key = (citance["citing_paper_id"], clean.lower())
+                cited_by[key].add(rp_dir.name)
+                original.setdefault(key, clean)
     pairs: dict = defaultdict(list)
-    for (_, text), papers in sorted(cited_by.items()):
+    for key, papers in sorted(cited_by.items()):
         for pair in combinations(sorted(papers), 2):
-            pairs[pair].append(text)
+            pairs[pair].append(original[key])
     return dict(sorted(pairs.items()))
 
 
 def facet_aspects(pipeline: str, sentences_per_pair: dict) -> dict:
     """{pair: sorted query aspects} from the facets the pipeline's classifier gives the
-    co-citing sentences (the union over a pair's sentences)."""
+    co-citing sentences (the union over a pair's sentences). A pipeline whose facet labels
+    do not all map to an aspect is a ScholarlyNLPError naming them."""
+    if not sentences_per_pair:
+        return {}
     nlp = scholarly_nlp.load(pipeline, components=["citance_facet_classifier"], require=["citance_facet_classifier"])
     classifier = nlp.get_pipe("citance_facet_classifier")
+    label_aspect = {}
+    for label in classifier.labels:
+        try:
+            label_aspect[label] = FACET_ASPECTS[normalize_facet(label)]
+        except ValueError:
+            pass
+    unmapped = [label for label in classifier.labels if label not in label_aspect]
+    if unmapped:
+        raise scholarly_nlp.ScholarlyNLPError(
+            f"{pipeline}: the facet labels {unmapped} map to no aspect; known facets: {', '.join(FACET_ASPECTS)}")
     texts = sorted({text for sentences in sentences_per_pair.values() for text in sentences})
     facets = dict(zip(texts, classifier.classify(texts)))
-    return {pair: sorted({FACET_ASPECTS[f] for text in sentences for f in facets[text] if f in FACET_ASPECTS})
+    return {pair: sorted({label_aspect[f] for text in sentences for f in facets[text]})
             for pair, sentences in sentences_per_pair.items()}
 
 
@@ -172,30 +192,36 @@ def main(argv: list[str] | None = None) -> int:
             held_out += 1
             continue
         anchors[rp_dir.name] = pair[0]
-        docs.extend(grouped_docs(pair, rp_dir.name, nlp))
+        anchor_doc, citances_doc = grouped_docs(pair, rp_dir.name, nlp)
+        citances_doc._.paper_meta = {**citances_doc._.paper_meta, PAPER_KEY: rp_dir.name}
+        docs.extend((anchor_doc, citances_doc))
         if args.limit and len(docs) >= 2 * args.limit:
             break
     n_pairs = len(docs) // 2
-    n_cocited, taught = 0, {}
+    n_cocited, n_unlabelled, taught = 0, 0, Counter()
     if args.cocitations:
         pairs = {pair: texts for pair, texts in cocitations(args.scisummnet_dir).items()
                  if pair[0] in anchors and pair[1] in anchors}
-        aspects = facet_aspects(args.cocitation_facets, pairs) if args.cocitation_facets else {}
+        try:
+            aspects = facet_aspects(args.cocitation_facets, pairs) if args.cocitation_facets else {}
+        except scholarly_nlp.ScholarlyNLPError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
         for (a, b) in pairs:
             if args.cocitation_facets and not aspects[(a, b)]:
-                continue  # no facet of the classifier's labels maps to a query aspect
-            meta = {GROUP_ASPECTS_KEY: aspects[(a, b)]} if (a, b) in aspects else {}
+                n_unlabelled += 1  # the classifier gave its sentences no facet (e.g. min_labels 0)
+                continue
+            meta = {GROUP_ASPECTS_KEY: aspects[(a, b)]} if args.cocitation_facets else {}
             docs.extend(grouped_docs((anchors[a], anchors[b]), f"cocited:{a}+{b}", nlp, meta))
-            for aspect in meta.get(GROUP_ASPECTS_KEY, ["all"]):
-                taught[aspect] = taught.get(aspect, 0) + 1
+            taught.update(meta.get(GROUP_ASPECTS_KEY, []))
             n_cocited += 1
     args.output.parent.mkdir(parents=True, exist_ok=True)
     scholarly_nlp.save_docbin(docs, args.output)
     print(f"{n_pairs} pairs written to {args.output}; {skipped} papers too thin, "
           f"{held_out} excluded as CSFCube queries"
           + (f"; {n_cocited} co-cited pairs added" if args.cocitations else "")
-          + (" (aspects taught: " + ", ".join(f"{k} {v}" for k, v in sorted(taught.items())) + ")"
-             if args.cocitation_facets else ""))
+          + (" (aspects taught: " + ", ".join(f"{k} {v}" for k, v in sorted(taught.items()))
+             + f"; {n_unlabelled} left out, no facet)" if args.cocitation_facets else ""))
     return 0
 
 
