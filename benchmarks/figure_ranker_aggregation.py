@@ -33,7 +33,7 @@ import hashlib
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy
 
@@ -114,18 +114,23 @@ def dev_metrics(papers: list[dict], aggregate) -> tuple[list[float], list[float]
     return aps, hits
 
 
+def readable_papers(paths: list[Path], nlp) -> Iterator[tuple[Path, object]]:
+    """(path, Doc) for each paper the reader accepts; one a reader rejects is named on stderr."""
+    import scholarly_nlp
+
+    for path in paths:
+        try:
+            yield path, scholarly_nlp.read(path, nlp=nlp)
+        except scholarly_nlp.ScholarlyNLPError as exc:
+            print(f"skipped {path.name}: {exc}", file=sys.stderr)
+
+
 def proxy_queries(ranker, nlp, paths: list[Path]) -> list[dict]:
     """Paragraph-proxy queries (see the module docstring) of the papers at ``paths``."""
-    import scholarly_nlp
     from scholarly_figure_ranker.texts import caption_text
 
     queries = []
-    for path in paths:
-        try:
-            doc = scholarly_nlp.read(path, nlp=nlp)
-        except scholarly_nlp.ScholarlyNLPError as exc:
-            print(f"skipped {path.name}: {exc}", file=sys.stderr)
-            continue
+    for path, doc in readable_papers(paths, nlp):
         figures = [f for f in ranker.candidates(doc) if caption_text(f)]
         if len(figures) < 2:
             continue

@@ -36,7 +36,7 @@ import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DEFAULT_DATA_ROOT, RESULTS_DIR, ensure_repo_on_path, machine_info, markdown_table, write_json  # noqa: E402
-from figure_ranker_aggregation import held_out_by_project  # noqa: E402
+from figure_ranker_aggregation import held_out_by_project, readable_papers  # noqa: E402
 
 ensure_repo_on_path()
 
@@ -99,15 +99,8 @@ def main(argv=None) -> dict:
     nlp = scholarly_nlp.load(args.model, components=["figure_ranker"], require=["figure_ranker"])
     if nlp.get_pipe("figure_ranker").model.attrs.get("delta_rank"):
         sys.exit(f"error: {args.model}: its figure_ranker is already a weight difference; train with delta_rank 0")
-    docs, paths = [], unseen_papers(args.data, args.biomed)
-    for path in paths:
-        try:
-            doc = scholarly_nlp.read(path, nlp=nlp)
-        except scholarly_nlp.ScholarlyNLPError as exc:
-            print(f"skipped {path.name}: {exc}", file=sys.stderr)
-            continue
-        if len(nlp.get_pipe("figure_ranker").candidates(doc)) >= 2:
-            docs.append(doc)
+    docs = [doc for _, doc in readable_papers(unseen_papers(args.data, args.biomed), nlp)
+            if len(nlp.get_pipe("figure_ranker").candidates(doc)) >= 2]
     whole = rankings(nlp, docs)
     report = {"model": str(args.model), "papers": len(docs), "agreement_rule": args.agreement, "ranks": {}}
     rows = []

@@ -8,9 +8,13 @@ it when ``SCHOLARLY_NLP_REQUIRE_DATA=1`` (CI): nothing is checked at import or c
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from types import ModuleType
+from typing import Iterator, NoReturn
 
 import pytest
 
@@ -26,6 +30,18 @@ def data_root() -> Path:
 
 
 SHARED_DATA = data_root()
+
+
+@contextmanager
+def benchmark_modules(*names: str) -> Iterator[tuple[ModuleType, ...]]:
+    """The modules ``benchmarks/<name>.py``, imported with ``benchmarks/`` on ``sys.path`` (as the
+    scripts run) for as long as the block lasts, so their imports of each other resolve."""
+    folder = str(REPO / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        yield tuple(importlib.import_module(name) for name in names)
+    finally:
+        sys.path.remove(folder)
 
 
 def data_required() -> bool:

@@ -9,27 +9,19 @@ high enough to store every change whole loses nothing.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 from test_figure_ranker import make_ranker_nlp, tiny_backbone  # noqa: F401
 
-from conftest import shared
-
-REPO = Path(__file__).resolve().parents[1]
+from conftest import benchmark_modules, shared
 
 
 @pytest.fixture(scope="module")
 def fidelity():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        yield importlib.import_module("figure_ranker_delta_fidelity")
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    with benchmark_modules("figure_ranker_delta_fidelity") as (module,):
+        yield module
 
 
 @pytest.fixture(scope="module")

@@ -11,26 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
-import sys
-from pathlib import Path
 
 import numpy
 import pytest
-from conftest import shared
+from conftest import benchmark_modules, shared
 
 from scholarly_nlp.readers import read_csfcube_abstracts
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def benchmarks():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        yield (importlib.import_module("csfcube_sentence_matching"), importlib.import_module("figure_pair_signals"))
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    with benchmark_modules("csfcube_sentence_matching", "figure_pair_signals") as modules:
+        yield modules
 
 
 class HashEncoder:

@@ -9,11 +9,10 @@ backbone and the project's two training configs: the LoRA weights leave zero and
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import shared
+from conftest import benchmark_modules, shared
 
 import scholarly_nlp
 from scholarly_nlp.readers import reference_folder_doc
@@ -24,11 +23,8 @@ CONFIGS = REPO / "projects" / "citance_linkage" / "configs"
 
 @pytest.fixture(scope="module")
 def cv():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        yield importlib.import_module("citance_linker_cv")
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    with benchmark_modules("citance_linker_cv") as (module,):
+        yield module
 
 
 @pytest.fixture(scope="module")
