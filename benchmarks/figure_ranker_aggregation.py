@@ -67,6 +67,23 @@ def held_out_by_project(paper_id: str) -> bool:
     return int(hashlib.sha1(paper_id.encode()).hexdigest(), 16) % 100 < PROJECT_DEV_PERCENT
 
 
+def paper_id_of(path: Path) -> str:
+    """The paper id of a ``<paper id>.tei.xml`` file."""
+    return path.name[:-len(".tei.xml")] if path.name.endswith(".tei.xml") else path.stem
+
+
+def unseen_papers(data: Path, biomed: int) -> dict[str, list[Path]]:
+    """TEI papers the shipped ranker was not trained on and that are not dev gold, by group:
+    ``acl`` (the ACL papers the figure_ranker project holds out) and ``biomed`` (the first
+    ``biomed`` biomedical papers)."""
+    from scholarly_figure_ranker.evaluation import read_gold
+
+    gold = read_gold(data / "gold" / "central_figures_dev.jsonl")
+    acl = [p for p in sorted((data / "tei" / "acl").glob("*.tei.xml"))
+           if paper_id_of(p) not in gold and held_out_by_project(paper_id_of(p))]
+    return {"acl": acl, "biomed": sorted((data / "tei" / "biomed").glob("*.tei.xml"))[:biomed]}
+
+
 def score_matrix(ranker, queries: list[str], captions: list[str]) -> numpy.ndarray:
     """(captions x queries) cross-encoder scores of the ranker's model."""
     from scholarly_nlp.ml import score_pairs
@@ -114,7 +131,7 @@ def dev_metrics(papers: list[dict], aggregate) -> tuple[list[float], list[float]
     return aps, hits
 
 
-def readable_papers(paths: list[Path], nlp) -> Iterator[tuple[Path, object]]:
+def readable_papers(nlp, paths: list[Path]) -> Iterator[tuple[Path, object]]:
     """(path, Doc) for each paper the reader accepts; one a reader rejects is named on stderr."""
     import scholarly_nlp
 
@@ -130,7 +147,7 @@ def proxy_queries(ranker, nlp, paths: list[Path]) -> list[dict]:
     from scholarly_figure_ranker.texts import caption_text
 
     queries = []
-    for path, doc in readable_papers(paths, nlp):
+    for path, doc in readable_papers(nlp, paths):
         figures = [f for f in ranker.candidates(doc) if caption_text(f)]
         if len(figures) < 2:
             continue
@@ -183,10 +200,8 @@ def main(argv=None) -> dict:
     gold = read_gold(args.data / "gold" / "central_figures_dev.jsonl")
     acl = args.data / "tei" / "acl"
     papers = dev_papers(ranker, nlp, acl, gold)
-    unseen = [p for p in sorted(acl.glob("*.tei.xml"))
-              if p.name[:-len(".tei.xml")] not in gold and held_out_by_project(p.name[:-len(".tei.xml")])]
-    unseen += sorted((args.data / "tei" / "biomed").glob("*.tei.xml"))[: args.biomed]
-    queries = proxy_queries(ranker, nlp, unseen)
+    queries = proxy_queries(ranker, nlp, [path for paths in unseen_papers(args.data, args.biomed).values()
+                                          for path in paths])
 
     report = {"pipeline": args.pipeline, "dev_papers": len(papers), "proxy_queries": len(queries),
               "proxy_papers": len({q["paper"] for q in queries}), "aggregations": {}}

@@ -35,7 +35,8 @@ SHARED_DATA = data_root()
 @contextmanager
 def benchmark_modules(*names: str) -> Iterator[tuple[ModuleType, ...]]:
     """The modules ``benchmarks/<name>.py``, imported with ``benchmarks/`` on ``sys.path`` (as the
-    scripts run) for as long as the block lasts, so their imports of each other resolve."""
+    scripts run), so their imports of each other resolve. The folder is taken off again when the
+    block ends, but a benchmark that puts it on the path itself (most do) leaves its own entry."""
     folder = str(REPO / "benchmarks")
     sys.path.insert(0, folder)
     try:

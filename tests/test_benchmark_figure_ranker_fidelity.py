@@ -9,13 +9,18 @@ high enough to store every change whole loses nothing.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import math
+from pathlib import Path
 
 import pytest
 import torch
 from test_figure_ranker import make_ranker_nlp, tiny_backbone  # noqa: F401
 
 from conftest import benchmark_modules, shared
+
+PREPROCESS = Path(__file__).resolve().parents[1] / "projects" / "figure_ranker" / "scripts" / "preprocess.py"
 
 
 @pytest.fixture(scope="module")
@@ -43,49 +48,66 @@ def whole_model(tiny_backbone, tmp_path_factory):  # noqa: F811
 def test_spearman_of_rankings(fidelity):
     assert fidelity.spearman(["a", "b", "c"], ["a", "b", "c"]) == pytest.approx(1.0)
     assert fidelity.spearman(["a", "b", "c"], ["c", "b", "a"]) == pytest.approx(-1.0)
-    assert fidelity.spearman(["a", "b"], ["b", "a"]) == 1.0  # too few figures to disagree on an order
+    assert fidelity.spearman(["a", "b"], ["b", "a"]) == pytest.approx(-1.0)  # two figures can disagree
+    assert math.isnan(fidelity.spearman(["a"], ["a"]))
 
 
-def test_unseen_papers_leave_out_the_gold_and_the_training_papers(fidelity):
-    from figure_ranker_aggregation import held_out_by_project
+def test_unseen_papers_are_the_projects_held_out_acl_papers_and_biomedical_ones(fidelity):
+    from figure_ranker_aggregation import paper_id_of, unseen_papers
     from scholarly_figure_ranker.evaluation import read_gold
 
+    spec = importlib.util.spec_from_file_location("figure_ranker_preprocess", PREPROCESS)
+    preprocess = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(preprocess)
     data = shared("tei", "acl").parents[1]
     gold = read_gold(data / "gold" / "central_figures_dev.jsonl")
-    papers = fidelity.unseen_papers(data, biomed=2)
-    acl = [p for p in papers if p.parent.name == "acl"]
-    assert acl and len(papers) == len(acl) + 2
-    ids = [p.name[:-len(".tei.xml")] for p in acl]
-    assert not set(ids) & set(gold)
-    assert all(held_out_by_project(pid) for pid in ids)
+    groups = unseen_papers(data, biomed=2)
+    held_out = [pid for pid in map(paper_id_of, sorted((data / "tei" / "acl").glob("*.tei.xml")))
+                if preprocess.is_dev(pid, 10) and pid not in gold]  # what the project's preprocess keeps out
+    assert [paper_id_of(p) for p in groups["acl"]] == held_out and len(held_out) >= 20
+    assert len(groups["biomed"]) == 2 and all(p.parent.name == "biomed" for p in groups["biomed"])
 
 
 @pytest.fixture(scope="module")
 def measured(fidelity, whole_model, tmp_path_factory):
-    """The benchmark run once on the unseen ACL papers: (report, JSON written, saved ranks)."""
+    """The benchmark run once on the held-out ACL papers and the gold texts: (report, JSON written, saved ranks)."""
     data = shared("tei", "acl").parents[1]
     folder = tmp_path_factory.mktemp("measured")
-    report = fidelity.main(["--model", str(whole_model), "--ranks", "1,64", "--biomed", "0", "--data", str(data),
-                            "--keep", str(folder / "ranks"), "--out", str(folder / "fidelity.json")])
+    report = fidelity.main(["--model", str(whole_model), "--ranks", "1,64", "--biomed", "0", "--gold-texts",
+                            "--data", str(data), "--keep", str(folder / "ranks"), "--out", str(folder / "fidelity.json")])
     return report, folder / "fidelity.json", folder / "ranks"
+
+
+def test_each_rank_is_saved_as_the_shipped_weight_difference(measured):
+    _, _, ranks = measured
+    for rank in (1, 64):
+        record = json.loads((ranks / f"rank{rank}" / "figure_ranker" / "model" / "backbone.json").read_text())
+        assert (record["layout"], record["delta_rank"]) == ("delta", rank)
+        assert f"delta_rank = {rank}" in (ranks / f"rank{rank}" / "config.cfg").read_text()
 
 
 def test_a_rank_that_stores_every_change_whole_reproduces_the_model(measured):
     report, out, _ = measured
     assert json.loads(out.read_text()) == report
-    assert report["papers"] >= 10
+    assert report["papers"]["acl"] >= 20 and report["papers"]["gold"] >= 15 and "biomed" not in report["papers"]
     exact, lossy = report["ranks"]["64"], report["ranks"]["1"]
-    assert exact["caption_top1"] == exact["fused_top1"] == 1.0
-    assert exact["caption_spearman"] == pytest.approx(1.0)
-    assert exact["median_max_score_error"] < 1e-3
-    assert lossy["median_max_score_error"] > 10 * exact["median_max_score_error"]
+    for group in ("acl", "gold"):
+        assert exact["groups"][group]["caption_top1"] == exact["groups"][group]["fused_top1"] == 1.0
+        assert exact["groups"][group]["caption_first_changed"] == exact["groups"][group]["fused_first_changed"] == []
+        assert exact["groups"][group]["caption_spearman"] == pytest.approx(1.0)
+        assert exact["groups"][group]["median_max_score_error"] < 1e-3
+        assert exact["groups"][group]["non_finite_scores"] == 0
+        # rank 1 of a full-rank change moves every score and reorders some papers
+        assert lossy["groups"][group]["median_max_score_error"] > 100 * exact["groups"][group]["median_max_score_error"]
+    changed = lossy["groups"]["acl"]["caption_first_changed"]
+    assert changed and lossy["groups"]["acl"]["caption_top1"] == pytest.approx(1 - len(changed) / report["papers"]["acl"])
+    assert lossy["choosing_caption_top1"] == lossy["groups"]["acl"]["caption_top1"] < 0.99  # gold never chooses
     assert lossy["megabytes"] < exact["megabytes"]
-    passing = [int(r) for r, entry in report["ranks"].items() if entry["caption_top1"] >= 0.99]
-    assert report["chosen_rank"] == min(passing)
+    assert report["chosen_rank"] == 64
 
 
-def test_a_model_saved_as_a_weight_difference_is_refused(fidelity, measured, tmp_path):
+def test_a_model_not_stored_whole_is_refused(fidelity, measured, tmp_path):
     _, _, ranks = measured
-    with pytest.raises(SystemExit, match="already a weight difference"):
+    with pytest.raises(SystemExit, match="not stored whole"):
         fidelity.main(["--model", str(ranks / "rank1"), "--out", str(tmp_path / "refused.json")])
     assert not (tmp_path / "refused.json").exists()
