@@ -20,11 +20,20 @@ referring text), ``caption_spearman`` (median Spearman of the caption rankings o
 figures), ``median_max_score_error`` and the papers whose first figure changed. ``megabytes``
 is the size of the saved ``figure_ranker`` folder.
 
-The rule fixed before measuring: ship the smallest rank whose caption first figure agrees with
-the whole model's in at least ``--agreement`` (99%) of the ``acl`` and ``biomed`` papers.
+A format is a rank with float16 factors (``32``) or with int8 factors (``64:8``,
+``delta_bits = 8``: twice the rank in the same bytes).
+
+The rules fixed before measuring, both over the ``acl`` and ``biomed`` papers only:
+
+* ``chosen_rank``: the smallest float16 rank whose caption first figure agrees with the whole
+  model's in at least ``--agreement`` (99%) of the papers;
+* ``most_faithful_within_budget`` (with ``--max-mb``): among the formats that pass the same
+  agreement and whose folder is at most ``--max-mb``, the one whose largest change of a
+  figure's caption score, median over the papers, is smallest.
 
     python benchmarks/figure_ranker_delta_fidelity.py --model projects/figure_ranker/training/model-best \
-        [--ranks 32,64,96] [--biomed 80] [--gold-texts] [--out benchmarks/results/figure_ranker_delta_fidelity.json]
+        [--ranks 32,64,96,64:8] [--max-mb 4.99] [--biomed 80] [--gold-texts] \
+        [--out benchmarks/results/figure_ranker_delta_fidelity.json]
 
 ``--model`` must hold the ranker's encoder whole (trained with
 ``--components.figure_ranker.model.delta_rank 0``).
@@ -110,13 +119,33 @@ def compare(whole: list[dict], truncated: list[dict], names: list[str]) -> dict:
     return {"papers": len(names), "caption_top1": 1 - len(caption_changed) / len(names),
             "fused_top1": 1 - len(fused_changed) / len(names), "caption_spearman": float(numpy.nanmedian(rhos)),
             "median_max_score_error": float(numpy.median(errors)), "non_finite_scores": non_finite,
-            "caption_first_changed": caption_changed, "fused_first_changed": fused_changed}
+            "caption_first_changed": caption_changed, "fused_first_changed": fused_changed,
+            "max_score_errors": [float(e) for e in errors]}
 
 
 def pooled_agreement(groups: dict[str, dict]) -> float:
     """The share of the papers of :data:`CHOOSING_GROUPS` whose caption first figure did not change."""
     chosen = [groups[g] for g in CHOOSING_GROUPS if g in groups]
     return 1 - sum(len(m["caption_first_changed"]) for m in chosen) / sum(m["papers"] for m in chosen)
+
+
+def pooled_score_error(groups: dict[str, dict]) -> float:
+    """The median, over the papers of :data:`CHOOSING_GROUPS`, of the largest change of a figure's caption score."""
+    return float(numpy.median([e for g in CHOOSING_GROUPS if g in groups for e in groups[g]["max_score_errors"]]))
+
+
+def parse_format(text: str) -> tuple[int, int]:
+    """``"32"`` -> (32, 16): float16 factors; ``"64:8"`` -> (64, 8): int8 factors."""
+    rank, _, bits = text.strip().partition(":")
+    return int(rank), int(bits or 16)
+
+
+def most_faithful_within(report: dict, max_mb: float, agreement: float):
+    """The format (its key) that passes ``agreement`` within ``max_mb`` with the smallest pooled
+    caption score error, or None."""
+    fitting = [(entry["choosing_score_error"], key) for key, entry in report["ranks"].items()
+               if entry["megabytes"] <= max_mb and entry["choosing_caption_top1"] >= agreement]
+    return min(fitting)[1] if fitting else None
 
 
 def load_papers(nlp, groups: dict[str, list[Path]]) -> dict[str, list[tuple[str, object]]]:
@@ -126,17 +155,18 @@ def load_papers(nlp, groups: dict[str, list[Path]]) -> dict[str, list[tuple[str,
             for group, paths in groups.items()}
 
 
-def save_at_rank(model: Path, rank: int, folder: Path) -> Path:
-    """``model`` saved with its figure ranker as a rank-``rank`` weight difference, as shipped."""
+def save_at_rank(model: Path, rank: int, folder: Path, bits: int = 16) -> Path:
+    """``model`` saved with its figure ranker as a rank-``rank`` weight difference with
+    ``bits``-bit factors, as shipped."""
     import scholarly_nlp
 
     if folder.exists():
         shutil.rmtree(folder)
-    override = {"components": {"figure_ranker": {"model": {"delta_rank": rank}}}}
+    override = {"components": {"figure_ranker": {"model": {"delta_rank": rank, "delta_bits": bits}}}}
     scholarly_nlp.load(model, components=["figure_ranker"], config=override).to_disk(folder)
     record = encoder_record(folder)
-    if record.get("layout") != "delta" or record.get("delta_rank") != rank:
-        raise RuntimeError(f"{folder}: saved as {record}, not as a rank-{rank} weight difference")
+    if record.get("layout") != "delta" or record.get("delta_rank") != rank or record.get("delta_bits") != bits:
+        raise RuntimeError(f"{folder}: saved as {record}, not as a rank-{rank} weight difference in {bits} bits")
     return folder
 
 
@@ -148,10 +178,12 @@ def print_report(report: dict) -> None:
             rows.append([rank, group, measured["papers"], f"{measured['caption_top1']:.3f}", f"{measured['fused_top1']:.3f}",
                          f"{measured['caption_spearman']:.3f}", f"{measured['median_max_score_error']:.3f}",
                          f"{entry['megabytes']:.1f}"])
-    print(markdown_table(["rank", "papers", "n", "caption top-1 agreement", "fused top-1 agreement",
+    print(markdown_table(["format", "papers", "n", "caption top-1 agreement", "fused top-1 agreement",
                           "caption Spearman (median)", "caption score error (median of max)", "MB"], rows))
     print(f"smallest rank with caption top-1 agreement >= {report['agreement_rule']} over the "
           f"{' + '.join(CHOOSING_GROUPS)} papers: {report['chosen_rank']}")
+    if "most_faithful_within_budget" in report:
+        print(f"most faithful format within {report['max_mb']} MB: {report['most_faithful_within_budget']}")
 
 
 def main(argv=None) -> dict:
@@ -160,7 +192,8 @@ def main(argv=None) -> dict:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, required=True, help="pipeline folder whose figure_ranker encoder is whole")
-    parser.add_argument("--ranks", default="32,64,96")
+    parser.add_argument("--ranks", default="32,64,96", help="formats: RANK (float16 factors) or RANK:8 (int8)")
+    parser.add_argument("--max-mb", type=float, default=None, help="choose the most faithful format within this size")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
     parser.add_argument("--biomed", type=int, default=80, help="biomedical TEI papers beside the held-out ACL ones")
     parser.add_argument("--gold-texts", action="store_true", help="also compare on the dev gold papers' texts (no labels)")
@@ -192,23 +225,30 @@ def main(argv=None) -> dict:
     workdir = args.keep if args.keep else Path(tempfile.mkdtemp(prefix="delta_fidelity_"))
     workdir.mkdir(parents=True, exist_ok=True)
     try:
-        for rank in [int(r) for r in args.ranks.split(",")]:
-            folder = save_at_rank(args.model, rank, workdir / f"rank{rank}")
+        for text in args.ranks.split(","):
+            rank, bits = parse_format(text)
+            key = str(rank) if bits == 16 else f"{rank}:{bits}"
+            folder = save_at_rank(args.model, rank, workdir / f"rank{key.replace(':', 'x')}", bits)
             truncated = scholarly_nlp.load(folder, components=["figure_ranker"])
-            report["ranks"][str(rank)] = {
+            report["ranks"][key] = {
                 "megabytes": round(folder_megabytes(folder / "figure_ranker"), 2),
                 "groups": {group: compare(whole[group], rankings_and_scores(truncated, [doc for _, doc in found]),
                                           [pid for pid, _ in found])
                            for group, found in papers.items()}}
-            print(rank, json.dumps({g: m["caption_first_changed"] for g, m in report["ranks"][str(rank)]["groups"].items()}),
+            print(key, json.dumps({g: m["caption_first_changed"] for g, m in report["ranks"][key]["groups"].items()}),
                   flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     for entry in report["ranks"].values():
         entry["choosing_caption_top1"] = pooled_agreement(entry["groups"])
-    passing = [int(rank) for rank, entry in report["ranks"].items() if entry["choosing_caption_top1"] >= args.agreement]
+        entry["choosing_score_error"] = pooled_score_error(entry["groups"])
+    passing = [int(key) for key, entry in report["ranks"].items()
+               if ":" not in key and entry["choosing_caption_top1"] >= args.agreement]
     report["chosen_rank"] = min(passing) if passing else None
+    if args.max_mb is not None:
+        report["max_mb"] = args.max_mb
+        report["most_faithful_within_budget"] = most_faithful_within(report, args.max_mb, args.agreement)
     report["seconds"] = round(time.perf_counter() - started, 1)
     report["machine"] = machine_info()
     write_json(args.out, report)

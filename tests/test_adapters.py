@@ -116,11 +116,12 @@ def test_a_fully_fine_tuned_encoder_saves_as_a_weight_delta_and_loads_back(backb
     assert json.loads((tmp_path / "plain" / BACKBONE_FILE).read_text())["delta_rank"] == 64
 
 
-def test_a_weight_delta_keeps_the_best_low_rank_change_of_each_matrix(backbone, tmp_path):
+def moved_sequence_classifier(backbone, scale=0.05):
+    """(tuned, start, new keys): the backbone as a one-output classifier, every backbone weight
+    moved by a random full-rank change, and the backbone as loaded."""
     import torch
 
     from scholarly_nlp.ml.cross_encoder import _sequence_classifier
-    from scholarly_nlp.ml.weight_delta import apply_weight_delta, write_weight_delta
 
     tuned, new_keys = _sequence_classifier(backbone)
     start, _ = _sequence_classifier(backbone)
@@ -128,7 +129,17 @@ def test_a_weight_delta_keeps_the_best_low_rank_change_of_each_matrix(backbone, 
     with torch.no_grad():
         for name, weight in tuned.named_parameters():
             if name not in new_keys:
-                weight.add_(0.05 * torch.randn(weight.shape, generator=generator))
+                weight.add_(scale * torch.randn(weight.shape, generator=generator))
+    return tuned, start, new_keys
+
+
+def test_a_weight_delta_keeps_the_best_low_rank_change_of_each_matrix(backbone, tmp_path):
+    import torch
+
+    from scholarly_nlp.ml.cross_encoder import _sequence_classifier
+    from scholarly_nlp.ml.weight_delta import apply_weight_delta, write_weight_delta
+
+    tuned, start, new_keys = moved_sequence_classifier(backbone)
     counts = write_weight_delta(tuned, start, tmp_path, rank=2, new_keys=new_keys)
     assert counts["factored"] > 0 and counts["weights"] > 0  # matrices as factors; vectors and the head whole
     rebuilt, _ = _sequence_classifier(backbone)
@@ -147,6 +158,96 @@ def test_a_weight_delta_keeps_the_best_low_rank_change_of_each_matrix(backbone, 
     assert 0 < dropped < 1
     torch.testing.assert_close(rebuilt_state[matrix.replace("weight", "bias")],
                                tuned_state[matrix.replace("weight", "bias")])
+
+
+def test_int8_factors_store_the_same_change_in_half_the_bytes(backbone, tmp_path):
+    """``bits=8``: each factor is int8 with one scale per rank component, and rebuilds the
+    float16 factors' change within int8's rounding."""
+    import torch
+    from safetensors.torch import load_file
+
+    from scholarly_nlp.ml.cross_encoder import _sequence_classifier
+    from scholarly_nlp.ml.weight_delta import apply_weight_delta, write_weight_delta
+
+    tuned, start, new_keys = moved_sequence_classifier(backbone)
+    rebuilt = {}
+    for bits in (16, 8):
+        write_weight_delta(tuned, start, tmp_path / str(bits), rank=2, new_keys=new_keys, bits=bits)
+        rebuilt[bits], _ = _sequence_classifier(backbone)
+        apply_weight_delta(rebuilt[bits], tmp_path / str(bits))
+    half, quarter = (load_file(str(tmp_path / str(bits) / "weight_delta.safetensors")) for bits in (16, 8))
+    matrix = "bert.encoder.layer.0.attention.self.query.weight"
+    a, b = quarter["a:" + matrix], quarter["b:" + matrix]
+    assert a.dtype == b.dtype == torch.int8 and a.abs().max() == b.abs().max() == 127
+    assert quarter["scale:a:" + matrix].shape == (1, 2) and quarter["scale:b:" + matrix].shape == (2, 1)
+    factor_bytes = {bits: sum(t.numel() * t.element_size() for k, t in stored.items() if k[:2] in ("a:", "b:"))
+                    for bits, stored in ((16, half), (8, quarter))}
+    assert factor_bytes[8] * 2 == factor_bytes[16]
+    start_state = start.state_dict()
+    change = (rebuilt[16].state_dict()[matrix] - start_state[matrix]).double()
+    error = (rebuilt[8].state_dict()[matrix] - start_state[matrix]).double() - change
+    assert 0 < torch.linalg.norm(error) < 0.02 * torch.linalg.norm(change)
+    for name in new_keys:  # vectors and the head are stored whole at either width
+        torch.testing.assert_close(rebuilt[8].state_dict()[name], tuned.state_dict()[name])
+
+
+def test_at_equal_bytes_int8_at_twice_the_rank_keeps_more_of_the_change(backbone, tmp_path):
+    """Why int8 exists: the truncation to rank r loses far more than int8's rounding, so at the
+    same bytes rank 2r in int8 is closer to the trained weights than rank r in float16."""
+    import torch
+
+    from scholarly_nlp.ml.cross_encoder import _sequence_classifier
+    from scholarly_nlp.ml.weight_delta import apply_weight_delta, write_weight_delta
+
+    tuned, start, new_keys = moved_sequence_classifier(backbone)
+    errors = {}
+    for rank, bits in ((4, 16), (8, 8)):
+        folder = tmp_path / f"{rank}x{bits}"
+        write_weight_delta(tuned, start, folder, rank=rank, new_keys=new_keys, bits=bits)
+        rebuilt, _ = _sequence_classifier(backbone)
+        apply_weight_delta(rebuilt, folder)
+        errors[bits] = sum(float(torch.linalg.norm(rebuilt.state_dict()[name] - weight.detach()))
+                           for name, weight in tuned.named_parameters() if weight.dim() == 2)
+    assert errors[8] < 0.95 * errors[16]
+
+
+def test_an_int8_delta_saves_its_width_and_is_resaved_at_it(backbone, tmp_path):
+    model = fully_trained_cross_encoder(backbone, delta_rank=8, delta_bits=8)
+    trained = model.predict(PAIRS)
+    assert save_cross_encoder(model, tmp_path / "enc") == "delta"
+    record = json.loads((tmp_path / "enc" / BACKBONE_FILE).read_text())
+    assert (record["delta_rank"], record["delta_bits"]) == (8, 8)
+    as_fp16 = fully_trained_cross_encoder(backbone, delta_rank=8)
+    save_cross_encoder(as_fp16, tmp_path / "fp16")
+    assert folder_bytes(tmp_path / "enc") < folder_bytes(tmp_path / "fp16")
+    # a config naming no rank keeps the folder's rank and width, so a load-and-save writes the same layout
+    plain = reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
+    assert numpy.abs(plain.predict(PAIRS) - trained).max() < 0.1 * numpy.abs(trained).max()
+    save_cross_encoder(plain, tmp_path / "again")
+    again = json.loads((tmp_path / "again" / BACKBONE_FILE).read_text())
+    assert (again["delta_rank"], again["delta_bits"]) == (8, 8)
+    # a config that names a rank decides the width too (the default, float16)
+    named = reloaded(lambda: CrossEncoder(name=backbone, delta_rank=4), tmp_path / "enc")
+    save_cross_encoder(named, tmp_path / "named")
+    named_record = json.loads((tmp_path / "named" / BACKBONE_FILE).read_text())
+    assert (named_record["delta_rank"], named_record["delta_bits"]) == (4, 16)
+
+
+def test_an_int8_factor_without_its_scales_is_a_clear_error(backbone, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    save_cross_encoder(fully_trained_cross_encoder(backbone, delta_rank=4, delta_bits=8), tmp_path / "enc")
+    file = tmp_path / "enc" / "weight_delta.safetensors"
+    tensors = load_file(str(file))
+    save_file({k: v for k, v in tensors.items() if not k.startswith("scale:b:")}, str(file))
+    with pytest.raises(ValueError, match="int8 factor .* has no scales"):
+        reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
+
+
+@pytest.mark.parametrize("bits", [0, 4, 32])
+def test_a_delta_width_other_than_8_or_16_bits_is_refused(bits):
+    with pytest.raises(ValueError, match="delta_bits must be 8 or 16"):
+        CrossEncoder(delta_rank=4, delta_bits=bits)
 
 
 def test_a_saved_fine_tuned_folder_is_never_resaved_as_a_reference(backbone, tmp_path):

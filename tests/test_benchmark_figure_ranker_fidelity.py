@@ -14,6 +14,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy
 import pytest
 import torch
 from test_figure_ranker import make_ranker_nlp, tiny_backbone  # noqa: F401
@@ -73,7 +74,8 @@ def measured(fidelity, whole_model, tmp_path_factory):
     """The benchmark run once on the held-out ACL papers and the gold texts: (report, JSON written, saved ranks)."""
     data = shared("tei", "acl").parents[1]
     folder = tmp_path_factory.mktemp("measured")
-    report = fidelity.main(["--model", str(whole_model), "--ranks", "1,64", "--biomed", "0", "--gold-texts",
+    report = fidelity.main(["--model", str(whole_model), "--ranks", "1,64,2:8", "--max-mb", "1000",
+                            "--biomed", "0", "--gold-texts",
                             "--data", str(data), "--keep", str(folder / "ranks"), "--out", str(folder / "fidelity.json")])
     return report, folder / "fidelity.json", folder / "ranks"
 
@@ -84,6 +86,9 @@ def test_each_rank_is_saved_as_the_shipped_weight_difference(measured):
         record = json.loads((ranks / f"rank{rank}" / "figure_ranker" / "model" / "backbone.json").read_text())
         assert (record["layout"], record["delta_rank"]) == ("delta", rank)
         assert f"delta_rank = {rank}" in (ranks / f"rank{rank}" / "config.cfg").read_text()
+    record = json.loads((ranks / "rank2x8" / "figure_ranker" / "model" / "backbone.json").read_text())
+    assert (record["layout"], record["delta_rank"], record["delta_bits"]) == ("delta", 2, 8)
+    assert "delta_bits = 8" in (ranks / "rank2x8" / "config.cfg").read_text()
 
 
 def test_a_rank_that_stores_every_change_whole_reproduces_the_model(measured):
@@ -103,7 +108,28 @@ def test_a_rank_that_stores_every_change_whole_reproduces_the_model(measured):
     assert changed and lossy["groups"]["acl"]["caption_top1"] == pytest.approx(1 - len(changed) / report["papers"]["acl"])
     assert lossy["choosing_caption_top1"] == lossy["groups"]["acl"]["caption_top1"] < 0.99  # gold never chooses
     assert lossy["megabytes"] < exact["megabytes"]
-    assert report["chosen_rank"] == 64
+    assert report["chosen_rank"] == 64  # int8 formats are not ranks of the float16 rule
+    assert set(report["ranks"]) == {"1", "64", "2:8"}
+    assert report["most_faithful_within_budget"] == "64"  # the exact one, when size allows it
+    assert lossy["choosing_score_error"] == pytest.approx(
+        float(numpy.median(lossy["groups"]["acl"]["max_score_errors"])))
+
+
+def test_formats_name_a_rank_and_the_factors_width(fidelity):
+    assert fidelity.parse_format("32") == (32, 16)
+    assert fidelity.parse_format(" 64:8") == (64, 8)
+
+
+def test_the_most_faithful_format_fits_the_budget_and_keeps_the_first_figures(fidelity):
+    report = {"ranks": {
+        "32": {"megabytes": 4.9, "choosing_caption_top1": 1.0, "choosing_score_error": 0.4},
+        "64:8": {"megabytes": 4.9, "choosing_caption_top1": 1.0, "choosing_score_error": 0.2},
+        "64": {"megabytes": 9.6, "choosing_caption_top1": 1.0, "choosing_score_error": 0.19},
+        "48:8": {"megabytes": 3.7, "choosing_caption_top1": 0.98, "choosing_score_error": 0.1}}}
+    assert fidelity.most_faithful_within(report, 5.0, 0.99) == "64:8"
+    assert fidelity.most_faithful_within(report, 10.0, 0.99) == "64"
+    assert fidelity.most_faithful_within(report, 10.0, 0.97) == "48:8"
+    assert fidelity.most_faithful_within(report, 3.0, 0.99) is None
 
 
 def test_a_model_not_stored_whole_is_refused(fidelity, measured, tmp_path):

@@ -174,6 +174,8 @@ def test_a_negative_delta_rank_is_refused(backbone):
 
     with pytest.raises(ValueError, match="delta_rank"):
         AbstractRoleEncoder(name=backbone, lora_rank=0, delta_rank=-1)
+    with pytest.raises(ValueError, match="delta_bits must be 8 or 16"):
+        AbstractRoleEncoder(name=backbone, lora_rank=0, delta_rank=8, delta_bits=4)
 
 
 def test_a_whole_fine_tuned_tagger_saved_again_as_a_delta_refers_to_its_backbone(backbone, records, tmp_path):

@@ -26,6 +26,8 @@ _EXPORTS = {
     "load_encoder": "adapters",
     "load_pretrained": "adapters",
     "save_encoder": "adapters",
+    "keep_loaded_delta": "adapters",
+    "check_factor_bits": "weight_delta",
     "NewWeightRateShim": "head_rate_shim",
     "folder_from_bytes": "folder_bytes",
     "folder_to_bytes": "folder_bytes",

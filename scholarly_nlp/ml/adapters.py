@@ -11,7 +11,8 @@ provides it). A component's encoder folder is therefore one of:
   classification head), when the encoder was fine-tuned with LoRA (:func:`add_lora`);
 * **backbone + weight delta**: ``backbone.json`` and a low-rank difference of every weight
   to the backbone's (:mod:`.weight_delta`), when the encoder was fine-tuned in full and its
-  model asks for a ``delta_rank``: a few megabytes instead of the whole model;
+  model asks for a ``delta_rank`` (factors in float16, or int8 with ``delta_bits`` 8): a few
+  megabytes instead of the whole model;
 * **a whole Hugging Face folder**: an encoder fine-tuned in full with no ``delta_rank`` (large;
   kept for users who want it, never shipped); ``backbone.json`` names its layout ``full``.
 
@@ -75,7 +76,8 @@ def weights_digest(module: Any, exclude: Iterable[str] = ()) -> str:
 
 def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[str],
                  untracked: Iterable[str] = (), delta_rank: int = 0,
-                 load_backbone: Optional[Callable[[str], tuple[Any, list[str]]]] = None) -> str:
+                 load_backbone: Optional[Callable[[str], tuple[Any, list[str]]]] = None,
+                 delta_bits: int = 16) -> str:
     """Write ``module`` (a Hugging Face model, maybe PEFT-wrapped) compactly; returns the layout
     written: ``"backbone"``, ``"adapter"``, ``"delta"`` or ``"full"``.
 
@@ -84,7 +86,8 @@ def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[s
     such as a new classification head): a module that still has those weights is saved as a
     reference only. A module fine-tuned in full is saved as a rank-``delta_rank`` weight
     difference to ``backbone`` (loaded again with ``load_backbone``, as :func:`load_encoder`
-    takes it) when both are given, else whole.
+    takes it) when both are given, else whole; ``delta_bits`` (16 or 8) is the width its
+    factors are stored in.
     """
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -98,8 +101,9 @@ def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[s
         from .weight_delta import write_weight_delta
 
         start, missing = load_backbone(resolve_backbone(backbone))
-        write_weight_delta(module, start, path, delta_rank, new_keys=missing)
-        record.update(backbone_digest=weights_digest(start, missing), delta_rank=int(delta_rank))
+        write_weight_delta(module, start, path, delta_rank, new_keys=missing, bits=delta_bits)
+        record.update(backbone_digest=weights_digest(start, missing), delta_rank=int(delta_rank),
+                      delta_bits=int(delta_bits))
         layout = "delta"
     else:
         module.save_pretrained(str(path))
@@ -174,8 +178,15 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
         apply_weight_delta(module, path)
         missing = []  # the delta carries the trained head the backbone lacked
         return LoadedEncoder(module, source, digest, missing, int(record.get("delta_rank") or 0),
-                             backbone=record["backbone"])
+                             backbone=record["backbone"], delta_bits=int(record.get("delta_bits") or 16))
     return LoadedEncoder(module, source, digest, missing, backbone=record["backbone"])
+
+
+def keep_loaded_delta(model: Any, loaded: "LoadedEncoder") -> None:
+    """A thinc model whose config names no ``delta_rank`` but whose encoder was loaded from a
+    weight difference saves as one again, at the loaded rank and width (``model.attrs``)."""
+    if not model.attrs.get("delta_rank") and loaded.delta_rank:
+        model.attrs["delta_rank"], model.attrs["delta_bits"] = loaded.delta_rank, loaded.delta_bits
 
 
 @dataclass
@@ -196,6 +207,8 @@ class LoadedEncoder:
     ``backbone`` as given (maybe an alias or a relative folder), else the folder itself. For a
     whole fine-tuned folder it is the model it was trained from, not the folder, so a weight
     difference saved from it never refers to a training output."""
+    delta_bits: int = 16
+    """The storage width of the weight difference's factors it was loaded from (16 or 8)."""
 
     @property
     def origin(self) -> str:

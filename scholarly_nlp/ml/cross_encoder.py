@@ -23,9 +23,10 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model
 from thinc.types import Floats1d
 
-from .adapters import add_lora, is_adapted, load_encoder, load_pretrained, save_encoder
+from .adapters import add_lora, is_adapted, keep_loaded_delta, load_encoder, load_pretrained, save_encoder
 from .backbones import resolve_backbone
 from .head_rate_shim import NewWeightRateShim
+from .weight_delta import check_factor_bits
 
 Pair = tuple[str, str]
 _TOKENIZER = "tokenizer"  # attr holding the HF tokenizer; not serialisable, so thinc skips it
@@ -34,14 +35,15 @@ _TOKENIZER = "tokenizer"  # attr holding the HF tokenizer; not serialisable, so 
 @registry.architectures("scholarly_nlp.CrossEncoder.v1")
 def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_precision: bool = False,
                  lora_rank: int = 0, lora_alpha: float = 0.0, head_lr_scale: float = 1.0,
-                 delta_rank: int = 0) -> Model[list, Floats1d]:
+                 delta_rank: int = 0, delta_bits: int = 16) -> Model[list, Floats1d]:
     """A cross-encoder over text pairs; ``name`` is a Hugging Face name or path (default MiniLM).
 
     ``lora_rank`` > 0 fine-tunes LoRA adapters of that rank (``lora_alpha``, default twice the
     rank) and the head instead of every weight, so the trained model saves in about a megabyte.
     ``delta_rank`` > 0 saves an encoder fine-tuned in full as the backbone plus a low-rank
     difference of its weights (:mod:`.weight_delta`; a few megabytes, an approximation set by
-    the rank) instead of the whole model.
+    the rank) instead of the whole model; ``delta_bits`` 8 stores its factors as int8 with
+    per-component scales instead of float16, so twice the rank fits in the same bytes.
     ``head_lr_scale``: the learning rate of a new head (one the checkpoint lacks) is this many
     times the optimiser's; 1 trains it like the encoder.
     """
@@ -49,13 +51,14 @@ def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_pr
         raise ValueError(f"CrossEncoder: head_lr_scale must be > 0, got {head_lr_scale!r}")
     if delta_rank < 0:
         raise ValueError(f"CrossEncoder: delta_rank must be >= 0, got {delta_rank!r}")
+    check_factor_bits(delta_bits)
     return Model(
         "scholarly_nlp.cross_encoder",
         _forward,
         init=_init,
         attrs={"name": name, "max_length": max_length, "mixed_precision": mixed_precision,
                "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha), "head_lr_scale": float(head_lr_scale),
-               "delta_rank": int(delta_rank)},
+               "delta_rank": int(delta_rank), "delta_bits": int(delta_bits)},
     )
 
 
@@ -104,8 +107,7 @@ def load_cross_encoder(model: Model, path: str) -> None:
     model.attrs[_TOKENIZER] = tokenizer
     # A new head is not the backbone's: such a model can never be saved as a reference only.
     model.attrs["backbone_digest"] = None if loaded.missing else loaded.digest
-    # loaded from a weight difference: saved again as one, even where the config names no rank
-    model.attrs["delta_rank"] = model.attrs.get("delta_rank") or loaded.delta_rank
+    keep_loaded_delta(model, loaded)
     model.attrs["random_head"] = bool(loaded.missing)
 
 
@@ -138,7 +140,7 @@ def save_cross_encoder(model: Model, path: Path) -> str:
     load_backbone = None if model.attrs.get("load") is not None else _sequence_classifier
     layout = save_encoder(module, path, model.attrs["name"], model.attrs.get("backbone_digest"),
                           model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
-                          load_backbone=load_backbone)
+                          load_backbone=load_backbone, delta_bits=model.attrs.get("delta_bits", 16))
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path))
     return layout

@@ -8,13 +8,16 @@ split), so the change ships in a few megabytes where the whole model is 88 MB.
 
 * a matrix whose change is smaller stored whole than as factors: the change, whole;
 * any other matrix: the two factors of the change's truncated SVD at ``rank``
-  (``U * S`` and ``Vh``, in float16), so ``weight = backbone + a @ b``;
+  (``U * S`` and ``Vh``), so ``weight = backbone + a @ b``: in float16 (``bits=16``) or, with
+  ``bits=8``, as int8 with one float32 scale per rank component (``a``'s columns, ``b``'s
+  rows; symmetric, the largest magnitude maps to 127). At equal bytes int8 keeps twice the
+  rank, and the SVD's truncation error at rank r is far larger than int8's rounding error;
 * a vector (bias, layer norm) or a weight the backbone lacks (a new head): the weight itself.
 
 :func:`apply_weight_delta` rebuilds the weights on a freshly loaded backbone. Weights the
 fine-tuning left alone are not written. The result is an approximation whose error is set by
-``rank``; a rank at which the factors would outweigh the matrix stores its change whole
-(float32), which is exact.
+``rank`` (and, far less, ``bits``); a rank at which the factors would outweigh the matrix
+stores its change whole (float32), which is exact.
 """
 
 from __future__ import annotations
@@ -24,14 +27,18 @@ from typing import Any, Iterable
 
 DELTA_FILE = "weight_delta.safetensors"
 _WHOLE, _FACTOR_A, _FACTOR_B, _CHANGE = "weight:", "a:", "b:", "change:"
+_SCALE = "scale:"  # prefixed to a factor's key: the per-component scales of an int8 factor
+FACTOR_BITS = (8, 16)
+"""The storage widths a factor can have: int8 with scales, or float16."""
 
 
 def write_weight_delta(module: Any, backbone: Any, path: Path, rank: int,
-                       new_keys: Iterable[str] = ()) -> dict[str, int]:
+                       new_keys: Iterable[str] = (), bits: int = 16) -> dict[str, int]:
     """Write ``module``'s difference to ``backbone`` (same architecture) into ``path``.
 
     ``new_keys`` are weights the backbone checkpoint lacked (initialised at random when it was
     loaded, such as a new classification head): they are stored whole, never as a change.
+    ``bits`` (8 or 16) is the storage width of the SVD factors.
 
     Returns counts: ``{"factored", "whole_changes", "weights", "unchanged", "stored_values"}``.
     """
@@ -40,6 +47,7 @@ def write_weight_delta(module: Any, backbone: Any, path: Path, rank: int,
 
     if rank <= 0:
         raise ValueError(f"a weight delta needs a rank > 0, got {rank!r}")
+    check_factor_bits(bits)
     random_init = set(new_keys)
     base = {name: tensor for name, tensor in backbone.state_dict().items() if name not in random_init}
     tensors: dict[str, Any] = {}
@@ -64,13 +72,35 @@ def write_weight_delta(module: Any, backbone: Any, path: Path, rank: int,
             counts["whole_changes"] += 1
             continue
         u, s, vh = torch.linalg.svd(change, full_matrices=False)
-        tensors[_FACTOR_A + name] = (u[:, :rank] * s[:rank]).half().contiguous()
-        tensors[_FACTOR_B + name] = vh[:rank].half().contiguous()
+        a, b = u[:, :rank] * s[:rank], vh[:rank]
+        if bits == 8:
+            tensors[_FACTOR_A + name], tensors[_SCALE + _FACTOR_A + name] = quantized_int8(a, dim=0)
+            tensors[_FACTOR_B + name], tensors[_SCALE + _FACTOR_B + name] = quantized_int8(b, dim=1)
+        else:
+            tensors[_FACTOR_A + name], tensors[_FACTOR_B + name] = a.half().contiguous(), b.half().contiguous()
         counts["factored"] += 1
     counts["stored_values"] = sum(t.numel() for t in tensors.values())
     Path(path).mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(Path(path) / DELTA_FILE))
     return counts
+
+
+def check_factor_bits(bits: int) -> int:
+    """``bits`` if a factor can be stored at that width (:data:`FACTOR_BITS`), else a ValueError."""
+    if bits not in FACTOR_BITS:
+        raise ValueError(f"delta_bits must be 8 or 16 (the width weight-delta factors are stored in), got {bits!r}")
+    return bits
+
+
+def quantized_int8(factor: Any, dim: int) -> tuple[Any, Any]:
+    """``factor`` as int8 and the float32 scales of its slices along ``dim`` (``factor ~ q * scales``,
+    the scales broadcast along ``dim``): each slice's largest magnitude maps to 127."""
+    import torch
+
+    scales = factor.abs().amax(dim=dim, keepdim=True) / 127.0
+    scales = torch.where(scales > 0, scales, torch.ones_like(scales))  # an all-zero slice stays zero
+    quantized = torch.round(factor / scales).clamp_(-127, 127).to(torch.int8)
+    return quantized.contiguous(), scales.float().contiguous()
 
 
 def apply_weight_delta(module: Any, path: Path) -> None:
@@ -97,7 +127,7 @@ def apply_weight_delta(module: Any, path: Path) -> None:
             name = key[len(_FACTOR_A):]
             if _FACTOR_B + name not in stored:
                 raise ValueError(f"{path}: the weight delta of {name!r} lacks its second factor")
-            updated[name] = start(name) + tensor.double() @ stored[_FACTOR_B + name].double()
+            updated[name] = start(name) + factor(stored, _FACTOR_A + name, path) @ factor(stored, _FACTOR_B + name, path)
     for name, tensor in updated.items():
         if name not in state or state[name].shape != tensor.shape:
             raise ValueError(f"{path}: the weight delta's {name!r} does not fit the backbone "
@@ -105,3 +135,14 @@ def apply_weight_delta(module: Any, path: Path) -> None:
     with torch.no_grad():
         for name, tensor in updated.items():
             state[name].copy_(tensor.to(device=state[name].device, dtype=state[name].dtype))
+
+
+def factor(stored: dict, key: str, path: Path) -> Any:
+    """The factor stored under ``key`` in float64: float16 as it is, int8 times its scales."""
+    tensor = stored[key]
+    if not tensor.is_floating_point():
+        scales = stored.get(_SCALE + key)
+        if scales is None:
+            raise ValueError(f"{path}: the weight delta's int8 factor {key!r} has no scales")
+        return tensor.double() * scales.double()
+    return tensor.double()

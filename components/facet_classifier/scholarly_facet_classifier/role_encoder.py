@@ -41,7 +41,7 @@ from thinc.api import ArgsKwargs, Model
 from thinc.types import Floats2d
 
 from scholarly_nlp import ROLES, abstract_sentences
-from scholarly_nlp.ml import resolve_backbone
+from scholarly_nlp.ml import check_factor_bits, resolve_backbone
 
 from .role_model import position_features
 
@@ -60,14 +60,16 @@ HEAD_RECORD = "head.json"
 def AbstractRoleEncoder(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, lora_alpha: float = 0.0,
                         hidden_width: int = 128, dropout: float = 0.1, sentence_tokens: int = 64,
                         max_length: int = 512, head_lr_scale: float = 2.0,
-                        mixed_precision: bool = False, delta_rank: int = 0) -> Model[List[Doc], List[Floats2d]]:
+                        mixed_precision: bool = False, delta_rank: int = 0,
+                        delta_bits: int = 16) -> Model[List[Doc], List[Floats2d]]:
     """Role probabilities of each abstract sentence from a LoRA-fine-tuned encoder of the whole abstract.
 
     ``name``: a Hugging Face name or folder (default: the packaged all-MiniLM-L6-v2);
     ``lora_rank`` 0 trains every encoder weight, saved whole unless ``delta_rank`` > 0 saves it
     as the backbone plus a rank-``delta_rank`` weight difference (a few megabytes; with LoRA the
     adapter is saved and ``delta_rank`` is not used; a tagger loaded from a difference saves as
-    one again at its rank);
+    one again at its rank); ``delta_bits`` 8 stores the difference's factors as int8 instead of
+    float16;
     ``hidden_width`` (even): the projection and BiLSTM width; ``sentence_tokens`` and
     ``max_length``: the word pieces a sentence and an abstract may take.
     """
@@ -79,12 +81,13 @@ def AbstractRoleEncoder(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, lor
         raise ValueError(f"head_lr_scale must be > 0, got {head_lr_scale!r}")
     if delta_rank < 0:
         raise ValueError(f"delta_rank must be >= 0, got {delta_rank!r}")
+    check_factor_bits(delta_bits)
     return Model(_NAME, _forward, init=_init, dims={"nO": len(ROLES)},
                  attrs={"name": name, "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha),
                         "hidden_width": int(hidden_width), "dropout": float(dropout),
                         "sentence_tokens": int(sentence_tokens), "max_length": int(max_length),
                         "head_lr_scale": float(head_lr_scale), "mixed_precision": bool(mixed_precision),
-                        "delta_rank": int(delta_rank)})
+                        "delta_rank": int(delta_rank), "delta_bits": int(delta_bits)})
 
 
 def owns_encoder(model: Model) -> bool:
@@ -224,7 +227,7 @@ def load_role_encoder(model: Model, path: Optional[Path]) -> None:
     configured backbone, LoRA-wrapped for training) and the head from ``path/head.safetensors``."""
     from transformers import AutoTokenizer
 
-    from scholarly_nlp.ml import NewWeightRateShim, add_lora, backbone_record_name, is_adapted, load_encoder
+    from scholarly_nlp.ml import NewWeightRateShim, add_lora, backbone_record_name, is_adapted, keep_loaded_delta, load_encoder
 
     source = Path(path) / ENCODER_DIR if path is not None else Path(resolve_backbone(model.attrs["name"]))
     # backbone: a whole folder that is not the configured backbone (fine-tuned weights) gets no
@@ -252,8 +255,7 @@ def load_role_encoder(model: Model, path: Optional[Path]) -> None:
     model.attrs["backbone_digest"] = loaded.digest
     model.attrs["untracked_keys"] = loaded.missing
     model.attrs["random_head"] = not trained_head
-    # loaded from a weight difference: saved again as one, even where the config names no rank
-    model.attrs["delta_rank"] = model.attrs.get("delta_rank") or loaded.delta_rank
+    keep_loaded_delta(model, loaded)
 
 
 def save_role_encoder(model: Model, path: Path) -> str:
@@ -269,7 +271,7 @@ def save_role_encoder(model: Model, path: Path) -> str:
     module = model.shims[0]._model
     layout = save_encoder(module.encoder, path / ENCODER_DIR, model.attrs["name"], model.attrs.get("backbone_digest"),
                           model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
-                          load_backbone=_plain_encoder)
+                          load_backbone=_plain_encoder, delta_bits=model.attrs.get("delta_bits", 16))
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path / ENCODER_DIR))
     save_file({k: v.detach().cpu().contiguous() for k, v in module.head.state_dict().items()}, str(path / HEAD_FILE))
