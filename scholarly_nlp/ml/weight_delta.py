@@ -3,7 +3,8 @@
 Full fine-tuning moves a sentence-embedding encoder's matrices by a small update whose
 energy sits mostly in a few directions (the central-figure cross-encoder: a rank-32 truncated
 SVD of each matrix's change keeps its top figure on all 30 papers of its project's dev
-split), so the change ships in a few megabytes where the whole model is 88 MB.
+split, and rank 64 in int8, the same 4.9 MB, halves its score error), so the change ships in
+a few megabytes where the whole model is 88 MB.
 :func:`write_weight_delta` keeps, for every weight the fine-tuning changed:
 
 * a matrix whose change is smaller stored whole than as factors: the change, whole;
