@@ -470,6 +470,43 @@ def test_running_heads_just_below_the_top_tenth_are_furniture():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_a_running_head_beside_its_folio_is_furniture():
+    """The American Naturalist sets each running head on one row with its page number
+    ("626  The American Naturalist", "Split Sex Ratios in Social Hymenoptera  627"): the two
+    are not each other's row mates, as a heading's number and its words are, so both go, and
+    the paragraphs they cut at page breaks run on."""
+    paper = read_pair(PAIRS / "miku_roisin_amnat.pdf")
+    paragraphs = [b.text for b in paper.blocks if b.kind in ("heading", "paragraph")]
+    assert not any(re.search(r"Split Sex Ratios in Social Hymenoptera \d{3}|\d{3} The American Naturalist", t)
+                   for t in paragraphs)
+    continued = [t for t in paragraphs if t.startswith("However, in several ant species, workers do not bias")]
+    assert len(continued) == 1 and "Fletcher 1985; Ross 1993; Vargo 1996" in continued[0]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize("name, heads, starts", [
+    # keywords, then the introduction's text on the first page and sections from the second
+    ("mauricio_NIBM", ["3. Related Work", "3.1. Cognitive Modelling", "4. Cognitive Behaviour"],
+     ["Using this algorithm, a set of hand-written numbers"]),
+    # keywords, then a run-in "Material and methods" on the next page
+    ("ser763_numerical-anomalies-in", [], ["Age categories (young, subadult and adult) were determined"]),
+    # no abstract label: an unlabelled abstract, keywords, then a run-in "Introduction"
+    ("yimin_29-34_no_abs", [], ["National Level Conference"]),
+])
+def test_the_body_begins_by_the_page_after_the_abstract_without_a_heading(name, heads, starts):
+    """After the keywords, blocks waited for a heading before the body began: where the
+    introduction's heading is run in (or not a heading the reader sees), whole pages of text
+    were dropped. The body now begins on the abstract's next page at the latest."""
+    paper = read_pair(PAIRS / f"{name}.pdf")
+    headings = [b.text for b in paper.blocks if b.kind == "heading"]
+    paragraphs = [b.text for b in paper.blocks if b.kind == "paragraph"]
+    assert all(head in headings for head in heads)
+    assert all(any(p.startswith(start) for p in paragraphs) for start in starts)
+    if name == "yimin_29-34_no_abs":  # the second page's text, not only what a later heading opens
+        assert any("AI techniques have made big news across healthcare" in p for p in paragraphs)
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_private_use_ligatures_are_spelled_out_and_rejoined():
     """A Mac-era font maps its fi and fl ligatures to U+F001 / U+F002 with a space after each
     ("Arti\uf001 cial"): the words come out whole. (GROBID's TEI of the same file keeps

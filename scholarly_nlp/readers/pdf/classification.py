@@ -149,6 +149,7 @@ class Classifier:
             label.bbox[1] if label is not None and label.page == first_page else self._text_top()
         )
         self.abstract_size: Optional[float] = None
+        self.abstract_page: Optional[int] = None  # the page of the abstract's last paragraph
         self.interrupted = False
         self.reference_blocks: list[VBlock] = []
         self.footnotes: list[Unit] = []
@@ -269,7 +270,10 @@ class Classifier:
         elif self.state == "post_abstract":
             if _is_contents(block):
                 return  # a table of contents between the abstract and the first section
-            if self._heading(block) is not None:
+            after = self.abstract_page if self.abstract_page is not None else self.first_page
+            # the body begins at a heading or, unmarked (a run-in "Introduction"), by the page
+            # after the abstract's at the latest: keywords and notes never fill a page
+            if self._heading(block) is not None or block.page > after:
                 self.state = "body"
                 self._body(block)
         elif self.state == "refs":
@@ -332,6 +336,7 @@ class Classifier:
                 self.state = "post_abstract"
                 return
             self.units.append(Unit("abstract", lines))
+            self.abstract_page = block.page
 
     def _refs(self, block: VBlock) -> None:
         head = self._heading(block)

@@ -35,18 +35,43 @@ def mark_furniture(pages: list[Page]) -> None:
     repeated = _repeated_margin_texts(pages, body)
     for page in pages:
         _mark_angled_text(page)
-        rows = None
-        for line in page.lines:
-            margin = _in_margin(line, page)
-            if not (margin or _in_wide_top_margin(line, page, body)):
-                continue
-            key = _margin_key(line.text)
-            if key in repeated or (margin and _PAGE_NUMBER_RE.match(line.text)):
-                if rows is None:
-                    rows = SortedLines(page.lines, key=lambda l: l.base)
-                if not _has_row_mate(line, rows):
+        kinds = [_margin_furniture_kind(line, page, body, repeated) for line in page.lines]
+        if any(kinds):
+            mates = _row_mates_by_kind(page.lines, kinds)
+            for line, kind in zip(page.lines, kinds):
+                if kind and not _has_row_mate(line, mates[kind]):
                     line.role = "furniture"
         _mark_line_numbers(page)
+
+
+def _margin_furniture_kind(line: Line, page: Page, body: float, repeated: set[str]) -> str:
+    """``"head"`` for a running head or foot (a margin text repeated across pages), ``"number"``
+    for a page number in the margin, ``""`` for any other line, before its row is looked at."""
+    margin = _in_margin(line, page)
+    if not (margin or _in_wide_top_margin(line, page, body)):
+        return ""
+    if _margin_key(line.text) in repeated:
+        return "head"
+    return "number" if margin and _PAGE_NUMBER_RE.match(line.text) else ""
+
+
+def _row_mates_by_kind(lines: list[Line], kinds: list[str]) -> dict[str, SortedLines]:
+    """Per kind of candidate, the lines whose presence beside it on its row keeps it (a
+    heading's number beside its words, the cells of a table's header row). A running head
+    and its folio side by side ("626  The American Naturalist") do not keep each other: a
+    page number is not kept by a running head, nor a running head by a page number that
+    sits beside one. Page-number-like lines with no running head on their row (a table's
+    row of numbers low on the page) keep each other, and running heads keep each other."""
+    heads = [line for line, kind in zip(lines, kinds) if kind == "head"]
+    if not heads:
+        rows = SortedLines(lines, key=lambda l: l.base)
+        return {"head": rows, "number": rows}
+    head_rows = SortedLines(heads, key=lambda l: l.base)
+    return {
+        "number": SortedLines([line for line, kind in zip(lines, kinds) if kind != "head"], key=lambda l: l.base),
+        "head": SortedLines([line for line, kind in zip(lines, kinds)
+                             if kind != "number" or not _has_row_mate(line, head_rows)], key=lambda l: l.base),
+    }
 
 
 def _mark_angled_text(page: Page) -> None:
