@@ -507,6 +507,29 @@ def test_the_body_begins_by_the_page_after_the_abstract_without_a_heading(name, 
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_an_abstract_runs_on_past_a_box_and_a_page_break():
+    """PeerJ sets a "How to cite this article" box at the foot of page one, in smaller type,
+    between the abstract's cut sentence and its rest on page two: the box does not end the
+    abstract, the rest joins the sentence it continues, and the keywords after it are no body."""
+    paper = read_pair(PAIRS / "tannonk_10.7717_peerj.5504.pdf")
+    abstract = [b.text for b in paper.blocks if b.kind == "abstract"]
+    assert any("Proximate analysis values also indicate good combustion parameters." in t for t in abstract)
+    body = [b.text for b in paper.blocks if b.kind in ("heading", "paragraph")]
+    assert not any(t.startswith(("good combustion", "Subjects", "How to cite")) for t in body)
+    assert body[0] == "INTRODUCTION"
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_an_abstract_sentence_cut_at_a_line_is_one_paragraph():
+    """A two-column abstract whose lines a formula or a column break cut in mid-sentence: the
+    lower-case rest joins its sentence instead of opening a paragraph of its own."""
+    paper = read_pair(PAIRS / "mauricio_BUFCRAOGRS.pdf")
+    abstract = [b.text for b in paper.blocks if b.kind == "abstract"]
+    assert not any(t[:1].islower() for t in abstract)
+    assert any("angular sampling" in t and "At the velocity resolution of 0.21 km" in t for t in abstract)
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_private_use_ligatures_are_spelled_out_and_rejoined():
     """A Mac-era font maps its fi and fl ligatures to U+F001 / U+F002 with a space after each
     ("Arti\uf001 cial"): the words come out whole. (GROBID's TEI of the same file keeps

@@ -113,6 +113,12 @@ def _is_copyright(lines: list[Line]) -> bool:
     return len(text) <= 200 and _COPYRIGHT_RE.search(text) is not None
 
 
+def _runs_on(paragraph: Unit, first: Line) -> bool:
+    """Whether ``first`` goes on with the open sentence ``paragraph`` ends with: it starts in
+    lower case or ends a word the line before cut."""
+    return first.text[:1].islower() or paragraph.lines[-1].broken
+
+
 def _is_contents(block: VBlock) -> bool:
     """Whether ``block`` is a table of contents' label or entries ("2.1. Coal . . . . 12")."""
     text = block.text.strip()
@@ -324,19 +330,36 @@ class Classifier:
         if self.abstract_size is not None and (
             abs(size - self.abstract_size) > 0.08 * self.abstract_size or written > 4000
         ):
+            # a box between a labelled abstract's open sentence and its rest (PeerJ's "How to
+            # cite" at the foot of page one); an abstract guessed without a label is not run on
+            open_abstract = self._open_abstract() if self.has_abstract_label else None
+            if open_abstract is not None and self.upcoming is not None and _runs_on(open_abstract, self.upcoming.lines[0]):
+                return
             self.state = "body"
             self._body(block)
             return
         if self.abstract_size is None:
             self.abstract_size = size
-        for lines in self._paragraphs(block):
+        for index, lines in enumerate(self._paragraphs(block)):
             # the keywords or the copyright line end the abstract, also where no wider gap sets
             # them apart from it (a double-spaced manuscript)
             if _KEYWORDS_RE.match(lines[0].text) or _is_copyright(lines):
                 self.state = "post_abstract"
                 return
-            self.units.append(Unit("abstract", lines))
+            open_abstract = self._open_abstract() if index == 0 else None
+            if open_abstract is not None and _runs_on(open_abstract, lines[0]):
+                open_abstract.lines.extend(lines)  # the sentence a page or column break cut
+            else:
+                self.units.append(Unit("abstract", lines))
             self.abstract_page = block.page
+
+    def _open_abstract(self) -> Optional[Unit]:
+        """The abstract's last paragraph when it is the last unit and its last line leaves a
+        sentence open, else None."""
+        last = self.units[-1] if self.units else None
+        if last is None or last.kind != "abstract" or last.lines[-1].text.rstrip().endswith(TERMINAL_PUNCT):
+            return None
+        return last
 
     def _refs(self, block: VBlock) -> None:
         head = self._heading(block)
