@@ -66,6 +66,8 @@ _PRINTED_LABEL_KEY = re.compile(r"[\x21-\x27\x2a-\x7e]+")
 #: Largest page number and absolute coordinate (PDF points) taken from ``coords``.
 _MAX_PAGE = 100_000
 _MAX_COORD = 1e6
+#: An abstract's head that only names it ("Abstract", "ABSTRACT:").
+_ABSTRACT_LABEL_RE = re.compile(r"^abstract\s*[.:]?$", re.IGNORECASE)
 
 
 def _parser() -> etree.XMLParser:
@@ -252,6 +254,8 @@ class _TeiBuilder:
             if parent is not None and parent is not abstract and p is parent.find("t:p", NS):
                 head = parent.find("t:head", NS)
                 lead = collapse_whitespace("".join(head.itertext())) if head is not None else ""
+                if _ABSTRACT_LABEL_RE.match(lead):
+                    lead = ""  # the label itself (most PLOS abstracts in GROBID's TEI) is no sentence
             block = self._paragraph_block(p, kind="abstract", section=None, lead=lead)
             if block is not None:
                 self.paper.blocks.append(block)
