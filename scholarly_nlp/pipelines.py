@@ -76,6 +76,12 @@ def check_compatible(path: PathLike) -> dict:
 
 
 def compatible_range(version: str) -> str:
-    """The versions a pipeline built with ``version`` loads in: the same minor release line."""
-    major, minor = (int(part) for part in version.split(".")[:2])
-    return f">={major}.{minor}.0,<{major}.{minor + 1}.0"
+    """The versions a pipeline built with ``version`` loads in: the same minor release line, from
+    ``version`` on (a patch release may add a storage format that earlier ones would misread,
+    as 0.1.1 added int8 weight differences)."""
+    from packaging.version import Version
+
+    built = Version(version)
+    major, minor, patch = (built.release + (0, 0))[:3]
+    lowest = str(built) if built.is_prerelease else f"{major}.{minor}.{patch}"  # a dev build loads its own
+    return f">={lowest},<{major}.{minor + 1}.0"

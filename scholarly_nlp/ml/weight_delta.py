@@ -68,6 +68,7 @@ def write_weight_delta(module: Any, backbone: Any, path: Path, rank: int,
             continue
         change = weight.double() - start.cpu().double()
         rows, cols = change.shape
+        # counted in values, not bytes, at either width: the same matrices are factored at a rank
         if rank * (rows + cols) >= rows * cols:
             tensors[_CHANGE + name] = change.float().contiguous()
             counts["whole_changes"] += 1
@@ -93,14 +94,14 @@ def check_factor_bits(bits: int) -> int:
     return bits
 
 
-def quantized_int8(factor: Any, dim: int) -> tuple[Any, Any]:
-    """``factor`` as int8 and the float32 scales of its slices along ``dim`` (``factor ~ q * scales``,
+def quantized_int8(values: Any, dim: int) -> tuple[Any, Any]:
+    """``values`` as int8 and the float32 scales of its slices along ``dim`` (``values ~ q * scales``,
     the scales broadcast along ``dim``): each slice's largest magnitude maps to 127."""
     import torch
 
-    scales = factor.abs().amax(dim=dim, keepdim=True) / 127.0
+    scales = values.abs().amax(dim=dim, keepdim=True) / 127.0
     scales = torch.where(scales > 0, scales, torch.ones_like(scales))  # an all-zero slice stays zero
-    quantized = torch.round(factor / scales).clamp_(-127, 127).to(torch.int8)
+    quantized = torch.round(values / scales).clamp_(-127, 127).to(torch.int8)
     return quantized.contiguous(), scales.float().contiguous()
 
 

@@ -61,15 +61,15 @@ def AbstractRoleEncoder(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, lor
                         hidden_width: int = 128, dropout: float = 0.1, sentence_tokens: int = 64,
                         max_length: int = 512, head_lr_scale: float = 2.0,
                         mixed_precision: bool = False, delta_rank: int = 0,
-                        delta_bits: int = 16) -> Model[List[Doc], List[Floats2d]]:
+                        delta_bits: int = 0) -> Model[List[Doc], List[Floats2d]]:
     """Role probabilities of each abstract sentence from a LoRA-fine-tuned encoder of the whole abstract.
 
     ``name``: a Hugging Face name or folder (default: the packaged all-MiniLM-L6-v2);
     ``lora_rank`` 0 trains every encoder weight, saved whole unless ``delta_rank`` > 0 saves it
     as the backbone plus a rank-``delta_rank`` weight difference (a few megabytes; with LoRA the
     adapter is saved and ``delta_rank`` is not used; a tagger loaded from a difference saves as
-    one again at its rank); ``delta_bits`` 8 stores the difference's factors as int8 instead of
-    float16;
+    one again at its rank and width); ``delta_bits`` 8 stores the difference's factors as int8,
+    16 as float16 (0: as loaded, else 16);
     ``hidden_width`` (even): the projection and BiLSTM width; ``sentence_tokens`` and
     ``max_length``: the word pieces a sentence and an abstract may take.
     """
@@ -81,7 +81,8 @@ def AbstractRoleEncoder(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, lor
         raise ValueError(f"head_lr_scale must be > 0, got {head_lr_scale!r}")
     if delta_rank < 0:
         raise ValueError(f"delta_rank must be >= 0, got {delta_rank!r}")
-    check_factor_bits(delta_bits)
+    if delta_bits:
+        check_factor_bits(delta_bits)
     return Model(_NAME, _forward, init=_init, dims={"nO": len(ROLES)},
                  attrs={"name": name, "lora_rank": int(lora_rank), "lora_alpha": float(lora_alpha),
                         "hidden_width": int(hidden_width), "dropout": float(dropout),
@@ -271,7 +272,8 @@ def save_role_encoder(model: Model, path: Path) -> str:
     module = model.shims[0]._model
     layout = save_encoder(module.encoder, path / ENCODER_DIR, model.attrs["name"], model.attrs.get("backbone_digest"),
                           model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
-                          load_backbone=_plain_encoder, delta_bits=model.attrs.get("delta_bits", 16))
+                          load_backbone=_plain_encoder, delta_bits=model.attrs.get("delta_bits") or 16,
+                          stored_delta=getattr(model.shims[0], "stored_delta", None))
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path / ENCODER_DIR))
     save_file({k: v.detach().cpu().contiguous() for k, v in module.head.state_dict().items()}, str(path / HEAD_FILE))
