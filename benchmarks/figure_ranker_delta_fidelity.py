@@ -135,16 +135,37 @@ def pooled_score_error(groups: dict[str, dict]) -> float:
 
 
 def parse_format(text: str) -> tuple[int, int]:
-    """``"32"`` -> (32, 16): float16 factors; ``"64:8"`` -> (64, 8): int8 factors."""
+    """``"32"`` -> (32, 16): float16 factors; ``"64:8"`` -> (64, 8): int8 factors. A rank below 1
+    or a width other than 8 or 16 is a ValueError (before the whole model's long pass)."""
+    from scholarly_nlp.ml import check_factor_bits
+
     rank, _, bits = text.strip().partition(":")
-    return int(rank), int(bits or 16)
+    if int(rank) < 1:
+        raise ValueError(f"a format needs a rank >= 1, got {text!r}")
+    return int(rank), check_factor_bits(int(bits or 16))
+
+
+def format_key(rank: int, bits: int) -> str:
+    """The report's name of a format: ``"32"`` for float16 factors, ``"64:8"`` for int8 ones."""
+    return str(rank) if bits == 16 else f"{rank}:{bits}"
+
+
+def parse_formats(text: str) -> list[tuple[int, int]]:
+    """The comma-separated formats of ``--ranks``, each once (``"64:16"`` is ``"64"``)."""
+    formats = [parse_format(item) for item in text.split(",")]
+    keys = [format_key(*f) for f in formats]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"--ranks names {', '.join(repeated)} more than once")
+    return formats
 
 
 def most_faithful_within(report: dict, max_mb: float, agreement: float):
     """The format (its key) that passes ``agreement`` within ``max_mb`` with the smallest pooled
     caption score error, or None."""
     fitting = [(entry["choosing_score_error"], key) for key, entry in report["ranks"].items()
-               if entry["megabytes"] <= max_mb and entry["choosing_caption_top1"] >= agreement]
+               if entry["megabytes"] <= max_mb and entry["choosing_caption_top1"] >= agreement
+               and math.isfinite(entry["choosing_score_error"])]
     return min(fitting)[1] if fitting else None
 
 
@@ -201,6 +222,10 @@ def main(argv=None) -> dict:
     parser.add_argument("--keep", type=Path, default=None, help="keep each rank's saved pipeline under this folder")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "figure_ranker_delta_fidelity.json")
     args = parser.parse_args(argv)
+    try:
+        formats = parse_formats(args.ranks)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
 
     started = time.perf_counter()
     if encoder_record(args.model).get("layout") != "full":
@@ -225,9 +250,8 @@ def main(argv=None) -> dict:
     workdir = args.keep if args.keep else Path(tempfile.mkdtemp(prefix="delta_fidelity_"))
     workdir.mkdir(parents=True, exist_ok=True)
     try:
-        for text in args.ranks.split(","):
-            rank, bits = parse_format(text)
-            key = str(rank) if bits == 16 else f"{rank}:{bits}"
+        for rank, bits in formats:
+            key = format_key(rank, bits)
             folder = save_at_rank(args.model, rank, workdir / f"rank{key.replace(':', 'x')}", bits)
             truncated = scholarly_nlp.load(folder, components=["figure_ranker"])
             report["ranks"][key] = {

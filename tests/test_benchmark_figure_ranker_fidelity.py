@@ -115,9 +115,17 @@ def test_a_rank_that_stores_every_change_whole_reproduces_the_model(measured):
         float(numpy.median(lossy["groups"]["acl"]["max_score_errors"])))
 
 
-def test_formats_name_a_rank_and_the_factors_width(fidelity):
+def test_formats_name_a_rank_and_the_factors_width(fidelity, tmp_path):
     assert fidelity.parse_format("32") == (32, 16)
     assert fidelity.parse_format(" 64:8") == (64, 8)
+    assert fidelity.parse_formats("32,64:8,64") == [(32, 16), (64, 8), (64, 16)]
+    for wrong, reason in (("64:4", "delta_bits must be 8 or 16"), ("0", "rank >= 1"),
+                          ("64,64:16", "names 64 more than once")):
+        with pytest.raises(ValueError, match=reason):
+            fidelity.parse_formats(wrong)
+    # refused before any model is read
+    with pytest.raises(SystemExit, match="delta_bits must be 8 or 16"):
+        fidelity.main(["--model", str(tmp_path / "absent"), "--ranks", "64:4", "--out", str(tmp_path / "x.json")])
 
 
 def test_the_most_faithful_format_fits_the_budget_and_keeps_the_first_figures(fidelity):
@@ -130,6 +138,8 @@ def test_the_most_faithful_format_fits_the_budget_and_keeps_the_first_figures(fi
     assert fidelity.most_faithful_within(report, 10.0, 0.99) == "64"
     assert fidelity.most_faithful_within(report, 10.0, 0.97) == "48:8"
     assert fidelity.most_faithful_within(report, 3.0, 0.99) is None
+    report["ranks"]["64:8"]["choosing_score_error"] = float("nan")  # never chosen for a NaN
+    assert fidelity.most_faithful_within(report, 5.0, 0.99) == "32"
 
 
 def test_a_model_not_stored_whole_is_refused(fidelity, measured, tmp_path):

@@ -66,8 +66,8 @@ _PRINTED_LABEL_KEY = re.compile(r"[\x21-\x27\x2a-\x7e]+")
 #: Largest page number and absolute coordinate (PDF points) taken from ``coords``.
 _MAX_PAGE = 100_000
 _MAX_COORD = 1e6
-#: An abstract's head that only names it ("Abstract", "ABSTRACT:").
-_ABSTRACT_LABEL_RE = re.compile(r"^abstract\s*[.:]?$", re.IGNORECASE)
+#: An abstract's head that only names it ("Abstract", "ABSTRACT:", "Abstract—").
+_ABSTRACT_LABEL_RE = re.compile(r"^abstract\s*[.:—–-]?$", re.IGNORECASE)
 
 
 def _parser() -> etree.XMLParser:

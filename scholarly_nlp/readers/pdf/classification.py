@@ -330,10 +330,11 @@ class Classifier:
         if self.abstract_size is not None and (
             abs(size - self.abstract_size) > 0.08 * self.abstract_size or written > 4000
         ):
-            # a box between a labelled abstract's open sentence and its rest (PeerJ's "How to
-            # cite" at the foot of page one); an abstract guessed without a label is not run on
-            open_abstract = self._open_abstract() if self.has_abstract_label else None
-            if open_abstract is not None and self.upcoming is not None and _runs_on(open_abstract, self.upcoming.lines[0]):
+            if self._between_abstract_and_its_rest(block):
+                # a box between a labelled abstract's open sentence and its rest (PeerJ's "How to
+                # cite" at the foot of page one): read as the body reads it (small type is set
+                # aside), and the abstract goes on
+                self._body(block)
                 return
             self.state = "body"
             self._body(block)
@@ -352,6 +353,20 @@ class Classifier:
             else:
                 self.units.append(Unit("abstract", lines))
             self.abstract_page = block.page
+
+    def _between_abstract_and_its_rest(self, block: VBlock) -> bool:
+        """Whether ``block`` sits between a labelled abstract's open sentence and its rest: the
+        next block is in the abstract's size and goes on with that sentence (an abstract
+        guessed without a label is not run on)."""
+        upcoming, open_abstract = self.upcoming, self._open_abstract()
+        return (
+            self.has_abstract_label
+            and open_abstract is not None
+            and upcoming is not None
+            and self.abstract_size is not None
+            and abs(upcoming.size - self.abstract_size) <= 0.08 * self.abstract_size
+            and _runs_on(open_abstract, upcoming.lines[0])
+        )
 
     def _open_abstract(self) -> Optional[Unit]:
         """The abstract's last paragraph when it is the last unit and its last line leaves a

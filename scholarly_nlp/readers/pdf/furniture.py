@@ -50,9 +50,9 @@ def _margin_furniture_kind(line: Line, page: Page, body: float, repeated: set[st
     margin = _in_margin(line, page)
     if not (margin or _in_wide_top_margin(line, page, body)):
         return ""
-    if _margin_key(line.text) in repeated:
-        return "head"
-    return "number" if margin and _PAGE_NUMBER_RE.match(line.text) else ""
+    if margin and _PAGE_NUMBER_RE.match(line.text):
+        return "number"  # before the repeated texts: with digits ignored, "1626" on every page repeats
+    return "head" if _margin_key(line.text) in repeated else ""
 
 
 def _row_mates_by_kind(lines: list[Line], kinds: list[str]) -> dict[str, SortedLines]:
