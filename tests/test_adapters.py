@@ -249,6 +249,13 @@ def test_a_delta_loaded_and_saved_unchanged_is_written_byte_for_byte(backbone, t
     train_a_step(loaded)  # trained further: the difference is taken again
     save_cross_encoder(loaded, tmp_path / "trained")
     assert (tmp_path / "trained" / "weight_delta.safetensors").read_bytes() != original
+    # saved against another backbone than the one it was taken against: taken again, against it
+    other = str(make_tiny_backbone(tmp_path / "other", seed=1))
+    moved = reloaded(lambda: CrossEncoder(name=other), tmp_path / "enc")
+    save_cross_encoder(moved, tmp_path / "moved")
+    assert json.loads((tmp_path / "moved" / BACKBONE_FILE).read_text())["backbone"] == other
+    assert (tmp_path / "moved" / "weight_delta.safetensors").read_bytes() != original
+    assert "data" not in repr(moved.shims[0].stored_delta)  # 5 MB of bytes never printed
 
 
 def test_a_delta_saved_before_int8_factors_existed_loads_as_float16(backbone, tmp_path):

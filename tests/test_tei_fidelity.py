@@ -277,6 +277,16 @@ def test_an_abstract_head_that_only_names_it_is_no_sentence(biomed_tei_dir):
     assert not any(re.match(r"(?i)abstract\b", text) for text in abstract)
 
 
+@pytest.mark.parametrize("label", ["Abstract", "ABSTRACT:", "Abstract\u2014", "Abstract."])
+def test_an_abstract_label_in_any_punctuation_is_no_sentence_but_a_structured_head_is(label):
+    tei = ("<TEI xmlns='http://www.tei-c.org/ns/1.0'><teiHeader><fileDesc><titleStmt><title>T</title></titleStmt>"
+           "</fileDesc><profileDesc><abstract><div><head>" + label + "</head><p>We study parsing.</p></div>"
+           "<div><head>Results</head><p>It works.</p></div></abstract></profileDesc></teiHeader>"
+           "<text><body><div><head n='1'>Intro</head><p>Text.</p></div></body></text></TEI>")
+    paper = parse_tei(tei.encode(), source="label.tei.xml")
+    assert [b.text for b in paper.blocks_of("abstract")] == ["We study parsing.", "Results It works."]
+
+
 def _tei(body: str, figures: str = "", bib: str = "") -> bytes:
     return (
         "<TEI xmlns='http://www.tei-c.org/ns/1.0'><teiHeader><fileDesc><titleStmt><title>T</title></titleStmt>"

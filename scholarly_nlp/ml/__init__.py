@@ -27,6 +27,7 @@ _EXPORTS = {
     "load_pretrained": "adapters",
     "save_encoder": "adapters",
     "keep_loaded_delta": "adapters",
+    "delta_bits_of": "adapters",
     "check_factor_bits": "weight_delta",
     "NewWeightRateShim": "head_rate_shim",
     "folder_from_bytes": "folder_bytes",

@@ -27,7 +27,7 @@ import hashlib
 import json
 import warnings
 from pathlib import Path
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from .backbones import resolve_backbone
@@ -103,7 +103,7 @@ def save_encoder(module: Any, path: Path, backbone: str, base_digest: Optional[s
     elif delta_rank > 0 and load_backbone is not None:
         from .weight_delta import DELTA_FILE, write_weight_delta
 
-        if stored_delta is not None and stored_delta.matches(module, delta_rank, delta_bits):
+        if stored_delta is not None and stored_delta.matches(module, backbone, delta_rank, delta_bits):
             (path / DELTA_FILE).write_bytes(stored_delta.data)
             base_digest = stored_delta.backbone_digest
         else:
@@ -189,7 +189,8 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
             raise ValueError(f"{path}: {BACKBONE_FILE} records {error}") from None
         apply_weight_delta(module, path)
         rank = int(record.get("delta_rank") or 0)
-        stored = StoredDelta((path / DELTA_FILE).read_bytes(), rank, bits, weights_digest(module), expected or digest)
+        stored = StoredDelta((path / DELTA_FILE).read_bytes(), rank, bits, weights_digest(module), expected or digest,
+                             source)
         return LoadedEncoder(module, source, digest, [], rank,  # the delta carries any new head
                              backbone=record["backbone"], delta_bits=bits, stored_delta=stored)
     return LoadedEncoder(module, source, digest, missing, backbone=record["backbone"])
@@ -197,32 +198,44 @@ def load_encoder(path: Path, load_backbone: Callable[[str], tuple[Any, list[str]
 
 def keep_loaded_delta(model: Any, loaded: "LoadedEncoder") -> None:
     """Let a thinc model whose encoder was loaded from a weight difference save as one again:
-    at the loaded rank and width where its config names none (``delta_rank`` / ``delta_bits``
-    0), and byte for byte while its weights stay as loaded (its shim's ``stored_delta``)."""
+    at the loaded rank where its config names none (``delta_rank`` 0), and byte for byte while
+    its weights stay as loaded (its shim's ``stored_delta``, whose width :func:`delta_bits_of`
+    also takes where the config names none)."""
     if not loaded.delta_rank:
         return
     if not model.attrs.get("delta_rank"):
         model.attrs["delta_rank"] = loaded.delta_rank
-    if not model.attrs.get("delta_bits"):
-        model.attrs["delta_bits"] = loaded.delta_bits
     model.shims[0].stored_delta = loaded.stored_delta
+
+
+def delta_bits_of(model: Any) -> int:
+    """The width a thinc model's weight difference is saved in: its config's ``delta_bits``,
+    else that of the difference its encoder was loaded from, else 16."""
+    stored = getattr(model.shims[0], "stored_delta", None) if model.shims else None
+    return int(model.attrs.get("delta_bits") or (stored.bits if stored is not None else 16))
 
 
 @dataclass(frozen=True)
 class StoredDelta:
     """A weight difference as loaded: its file's bytes, rank and width, the digest of the
-    weights it rebuilt and the digest of the backbone it was taken against."""
+    weights it rebuilt, and the backbone it was taken against (digest and where it was found)."""
 
-    data: bytes
-    rank: int
-    bits: int
-    weights_digest: str
-    backbone_digest: Optional[str]
+    data: bytes = field(repr=False, compare=False)
+    rank: int = 0
+    bits: int = 16
+    weights_digest: str = ""
+    backbone_digest: Optional[str] = None
+    backbone_source: str = ""
 
-    def matches(self, module: Any, rank: int, bits: int) -> bool:
-        """Whether saving ``module`` at ``rank`` and ``bits`` would store this difference:
-        the same rank and width, and the weights still the ones it rebuilt."""
-        return (self.rank, self.bits) == (rank, bits) and weights_digest(module) == self.weights_digest
+    def matches(self, module: Any, backbone: str, rank: int, bits: int) -> bool:
+        """Whether saving ``module`` against ``backbone`` (a name or folder) at ``rank`` and
+        ``bits`` would store this difference: the same backbone, rank and width, and the
+        weights still the ones it rebuilt."""
+        return (
+            (self.rank, self.bits) == (rank, bits)
+            and same_source(resolve_backbone(backbone), self.backbone_source)
+            and weights_digest(module) == self.weights_digest
+        )
 
 
 @dataclass

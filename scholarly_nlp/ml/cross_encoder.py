@@ -23,7 +23,8 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model
 from thinc.types import Floats1d
 
-from .adapters import add_lora, is_adapted, keep_loaded_delta, load_encoder, load_pretrained, save_encoder
+from .adapters import (add_lora, delta_bits_of, is_adapted, keep_loaded_delta, load_encoder, load_pretrained,
+                       save_encoder)
 from .backbones import resolve_backbone
 from .head_rate_shim import NewWeightRateShim
 from .weight_delta import check_factor_bits
@@ -142,7 +143,7 @@ def save_cross_encoder(model: Model, path: Path) -> str:
     load_backbone = None if model.attrs.get("load") is not None else _sequence_classifier
     layout = save_encoder(module, path, model.attrs["name"], model.attrs.get("backbone_digest"),
                           model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
-                          load_backbone=load_backbone, delta_bits=model.attrs.get("delta_bits") or 16,
+                          load_backbone=load_backbone, delta_bits=delta_bits_of(model),
                           stored_delta=getattr(model.shims[0], "stored_delta", None))
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path))

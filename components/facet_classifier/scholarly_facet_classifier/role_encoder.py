@@ -265,14 +265,14 @@ def save_role_encoder(model: Model, path: Path) -> str:
     head; returns the encoder's layout."""
     from safetensors.torch import save_file
 
-    from scholarly_nlp.ml import save_encoder
+    from scholarly_nlp.ml import delta_bits_of, save_encoder
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     module = model.shims[0]._model
     layout = save_encoder(module.encoder, path / ENCODER_DIR, model.attrs["name"], model.attrs.get("backbone_digest"),
                           model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
-                          load_backbone=_plain_encoder, delta_bits=model.attrs.get("delta_bits") or 16,
+                          load_backbone=_plain_encoder, delta_bits=delta_bits_of(model),
                           stored_delta=getattr(model.shims[0], "stored_delta", None))
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path / ENCODER_DIR))

@@ -332,8 +332,8 @@ class Classifier:
         ):
             if self._between_abstract_and_its_rest(block):
                 # a box between a labelled abstract's open sentence and its rest (PeerJ's "How to
-                # cite" at the foot of page one): read as the body reads it (small type is set
-                # aside), and the abstract goes on
+                # cite" at the foot of page one): set aside as the body sets small type aside,
+                # and the abstract goes on
                 self._body(block)
                 return
             self.state = "body"
@@ -355,12 +355,13 @@ class Classifier:
             self.abstract_page = block.page
 
     def _between_abstract_and_its_rest(self, block: VBlock) -> bool:
-        """Whether ``block`` sits between a labelled abstract's open sentence and its rest: the
-        next block is in the abstract's size and goes on with that sentence (an abstract
-        guessed without a label is not run on)."""
+        """Whether ``block``, in small type, sits between a labelled abstract's open sentence
+        and its rest: the next block is in the abstract's size and goes on with that sentence
+        (an abstract guessed without a label is not run on)."""
         upcoming, open_abstract = self.upcoming, self._open_abstract()
         return (
             self.has_abstract_label
+            and block.size < 0.88 * self.stats.body_size  # small type, which the body sets aside
             and open_abstract is not None
             and upcoming is not None
             and self.abstract_size is not None
