@@ -41,7 +41,7 @@ from .doc.roles import (
     set_roles,
     title_span,
 )
-from .doc.structure import EXCLUDED_BODY_TITLE, INTRODUCTION_TITLE, introduction_and_body
+from .doc.structure import EXCLUDED_BODY_TITLE, INTRODUCTION_TITLE, introduction_and_body, introduction_range
 from .doc.types import Citance, Figure, Section
 from .errors import (
     EmptyDocumentError,
@@ -84,5 +84,5 @@ __all__ = [
     "doc_to_json", "expand_inputs", "get_registry", "hookimpl", "install_extensions", "load_docbin", "load_json",
     "paper_to_doc", "read", "read_many", "read_paper", "read_papers", "save_docbin", "save_json", "set_extension",
     "split_sentences", "write_atomic",
-    "EXCLUDED_BODY_TITLE", "INTRODUCTION_TITLE", "introduction_and_body",
+    "EXCLUDED_BODY_TITLE", "INTRODUCTION_TITLE", "introduction_and_body", "introduction_range",
 ]

@@ -254,6 +254,21 @@ def test_silver_pairs_on_a_real_paper_with_section_pointers(pointer_doc):
     assert silver_pairs(scholarly_nlp.blank()("See Section 2. We are done.")) == []
 
 
+def test_silver_pairs_read_an_unheaded_introduction(nlp3):
+    """The introduction before the first head (no "Introduction" printed) points too."""
+    blocks = [Block(kind="title", text="A tiny paper"),
+              Block(kind="paragraph", text="Parsing is hard. In Section 2 we describe the ranker."),
+              Block(kind="heading", text="Method", section=0),
+              Block(kind="paragraph", text="The ranker uses BM25 scores.", section=0)]
+    paper = Paper(paper_id="unheaded", source="mem", blocks=blocks,
+                  sections=[PaperSection(title="Method", number="2")])
+    doc = paper_to_doc(paper, nlp3)
+    (pair,) = silver_pairs(doc)
+    assert pair["sentence"] == "In Section 2 we describe the ranker." and pair["section"] == "2"
+    assert doc.text[pair["paragraph_start_char"]:].startswith("The ranker uses BM25 scores.")
+    assert [s.text.strip() for s in introduction_and_body(doc)[0]] == ["Parsing is hard.", "In Section 2 we describe the ranker."]
+
+
 def test_training_step_lowers_the_loss_on_silver_pairs(tiny_backbone, pointer_doc):
     reference = pointer_doc.copy()
     reference._.contribution_pairs = silver_pairs(pointer_doc)

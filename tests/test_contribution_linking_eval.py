@@ -275,9 +275,19 @@ def test_bm25_and_tfidf_beat_random_on_the_dev_gold(gold, queries):
 # --------------------------------------------------------------------------- degenerate papers
 
 
+def test_text_before_the_first_head_is_an_unheaded_introduction(tmp_path, nlp):
+    """Nature's journals print no "Introduction": the body opens with it, then "Results"."""
+    body = ('<div><p>Parsing is hard. We propose a ranker.</p><p>It links sentences.</p></div>'
+            '<div><head>Results</head><p>The ranker uses BM25 scores.</p></div>'
+            '<div><head>Discussion</head><p>We are done.</p></div>')
+    doc = _read_tei(tmp_path, "unheaded", body, nlp)
+    sentences, paragraphs = introduction_and_body(doc)
+    assert [s.text.strip() for s in sentences] == ["Parsing is hard.", "We propose a ranker.", "It links sentences."]
+    assert [p.text.strip() for p in paragraphs] == ["The ranker uses BM25 scores.", "We are done."]
+
+
 def test_paper_without_introduction_uses_its_first_titled_section(tmp_path, nlp):
-    body = ('<div><p>Untitled preamble text here.</p></div>'
-            '<div><head n="1">Overview</head><p>We propose a ranker. It links sentences.</p></div>'
+    body = ('<div><head n="1">Overview</head><p>We propose a ranker. It links sentences.</p></div>'
             '<div><head n="2">Method</head><p>The ranker uses BM25 scores.</p><p>It is fast.</p></div>'
             '<div><head n="3">Conclusion</head><p>We are done.</p></div>')
     doc = _read_tei(tmp_path, "nointro", body, nlp)

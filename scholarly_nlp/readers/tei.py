@@ -34,6 +34,7 @@ from .tei_parts import (
     bib_year,
     formula_label,
     grobid_version,
+    introduction_in_abstract,
     is_drop_cap,
     is_supplementary_mention,
     looks_like_venue,
@@ -219,10 +220,10 @@ class _TeiBuilder:
         self._read_bibliography()
         self._read_title()
         self.paper.authors = read_header_authors(self.root)
-        self._read_abstract()
         body = self.root.find("t:text/t:body", NS)
+        introduction = self._read_abstract(body)
         if body is not None:
-            self._read_container(body, level=1, parent=None, kind=BODY)
+            self._read_container(body, level=1, parent=None, kind=BODY, current=introduction)
         self._read_back()
         self._read_footnotes()
         self._read_captions()
@@ -239,13 +240,29 @@ class _TeiBuilder:
         if title:
             self.paper.blocks.append(Block(kind="title", text=title))
 
-    def _read_abstract(self) -> None:
+    def _read_abstract(self, body: Optional[etree._Element]) -> Optional[int]:
+        """Read the abstract; returns the body section that its introduction paragraphs open, if any.
+
+        Paragraphs GROBID took into the abstract from an unheaded introduction
+        (:func:`introduction_in_abstract`) open the body instead, in an untitled section that a
+        headless first body div continues.
+        """
         abstract = self.root.find("t:teiHeader/t:profileDesc/t:abstract", NS)
         if abstract is None:
-            return
+            return None
         paragraphs = abstract.findall(".//t:p", NS)
         if not paragraphs and collapse_whitespace("".join(abstract.itertext())):
             paragraphs = [abstract]
+        cut = introduction_in_abstract(abstract, body)
+        if cut is None:
+            cut = len(paragraphs)
+        self._read_abstract_paragraphs(abstract, paragraphs[:cut])
+        introduction = None
+        for p in paragraphs[cut:]:
+            introduction = self._append_paragraph(p, introduction, BODY)
+        return introduction
+
+    def _read_abstract_paragraphs(self, abstract: etree._Element, paragraphs: list) -> None:
         for p in paragraphs:
             # A structured abstract's heads ("Background", "Methods") lead their paragraph; GROBID
             # also puts misread opening sentences there. Either way they are abstract text.
@@ -261,9 +278,13 @@ class _TeiBuilder:
                 self.paper.blocks.append(block)
 
     # -- body and back ------------------------------------------------------------------
-    def _read_container(self, container: etree._Element, level: int, parent: Optional[int], kind: str) -> None:
-        """Read paragraphs, formulas and divs of ``body`` or a ``div``, recursing into nested divs."""
-        current = parent
+    def _read_container(self, container: etree._Element, level: int, parent: Optional[int], kind: str,
+                        current: Optional[int] = None) -> None:
+        """Read paragraphs, formulas and divs of ``body`` or a ``div``, recursing into nested divs.
+
+        ``current`` is the section that headless leading content continues (default ``parent``).
+        """
+        current = parent if current is None else current
         for child in container:
             if not isinstance(child.tag, str):
                 continue

@@ -4,11 +4,11 @@ An introduction sentence such as "In Section 4 we describe the model" or "(Sect.
 the section that explains what it says; the first paragraph of that section is a silver
 answer. :func:`silver_pairs` reads only spaCy span groups and sentence boundaries of a paper
 Doc (``sections`` with the section number as ``kb_id_`` and the title as ``label_``,
-``paragraphs``), so it imports nothing from scholarly_nlp and needs no model.
+``paragraphs``), so it needs no model and no Doc extension.
 
-The introduction follows :func:`scholarly_nlp.introduction_and_body`:
-the first section whose title looks like an introduction, else the first titled section,
-else the first section; its sentences are those starting inside its paragraphs.
+The introduction is :func:`scholarly_nlp.introduction_range`'s, the one
+:func:`scholarly_nlp.introduction_and_body` reads; its sentences are those starting inside its
+paragraphs.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from scholarly_nlp import INTRODUCTION_TITLE
+from scholarly_nlp import introduction_range
 
 __all__ = ["SECTION_POINTER", "section_numbers", "silver_pairs"]
 
@@ -52,14 +52,6 @@ def _section_number(span) -> Optional[str]:
     return match.group(1) if match else None
 
 
-def _introduction(sections: list):
-    """The introduction section span (same rule as ``introduction_and_body``), None without sections."""
-    if not sections:
-        return None
-    titled = [s for s in sections if (s.label_ or "").strip()]
-    return next((s for s in sections if INTRODUCTION_TITLE.search(s.label_ or "")), (titled or sections)[0])
-
-
 def silver_pairs(doc) -> list[dict]:
     """Silver (introduction sentence, paragraph) pairs of a paper Doc from section pointers.
 
@@ -77,10 +69,11 @@ def silver_pairs(doc) -> list[dict]:
     """
     sections = sorted(doc.spans["sections"] if "sections" in doc.spans else [], key=lambda s: s.start)
     paragraphs = sorted(doc.spans["paragraphs"] if "paragraphs" in doc.spans else [], key=lambda s: s.start)
-    intro = _introduction(sections)
+    intro = introduction_range(doc)
     if intro is None or not paragraphs:
         return []
-    intro_paragraphs = [(p.start, p.end) for p in paragraphs if intro.start <= p.start < intro.end]
+    intro_start, intro_end = intro
+    intro_paragraphs = [(p.start, p.end) for p in paragraphs if intro_start <= p.start < intro_end]
     if not intro_paragraphs:
         return []
     first_paragraph: dict[str, int] = {}
@@ -88,7 +81,7 @@ def silver_pairs(doc) -> list[dict]:
         number = _section_number(section)
         if not number:
             continue
-        inside = [p for p in paragraphs if section.start <= p.start < section.end and p.start >= intro.end]
+        inside = [p for p in paragraphs if section.start <= p.start < section.end and p.start >= intro_end]
         if not inside:
             continue
         parts = number.split(".")
@@ -98,7 +91,7 @@ def silver_pairs(doc) -> list[dict]:
                 first_paragraph[key] = inside[0].start_char
     pairs = []
     for sent in doc.sents:
-        if sent.start >= intro.end:
+        if sent.start >= intro_end:
             break
         if not any(lo <= sent.start < hi for lo, hi in intro_paragraphs):
             continue
