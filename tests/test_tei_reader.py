@@ -151,3 +151,29 @@ def test_entity_expansion_bomb_is_refused():
                "</titleStmt></fileDesc></teiHeader></TEI>").encode()
     with pytest.raises(UnsafeInputError):
         parse_tei(payload, source="bomb.tei.xml")
+
+
+@pytest.mark.parametrize("name, start", [
+    ("10.1038%2Fs41467-019-08302-1.tei.xml", "Replication of the mammalian genome"),  # "replication" elsewhere
+    ("10.1038%2Fs41467-018-08281-9.tei.xml", "Recent efforts to realize"),  # "ecent" nowhere else
+    ("10.1038%2Fs41467-018-08104-x.tei.xml", "In 1998, Carl M. Bender"),  # "I n": "in" is common, "n" is not
+])
+def test_a_split_drop_cap_joins_its_word(biomed_tei_dir, name, start):
+    """Nature Communications opens with a drop cap; GROBID 0.5.6 writes "R eplication"."""
+    first = next(b for b in read_tei(biomed_tei_dir / name).blocks if b.kind == "paragraph")
+    assert first.text.startswith(start)
+
+
+@pytest.mark.parametrize("opening, joined", [
+    ("T cells respond. T cells divide.", "T cells respond."),  # "cells" elsewhere: a T cell, no drop cap
+    ("A novel model.", "A novel model."),  # "A" is a word and the paper never writes "anovel"
+    ("A ll models work. All is well.", "All models work."),
+    ("X chromosomes pair. Both chromosomes move.", "X chromosomes pair."),  # the fragment is a word of the paper
+    ("R ecent work.", "Recent work."),  # a letter that is no word, a fragment used nowhere else
+])
+def test_split_drop_cap_rule(opening, joined):
+    from scholarly_nlp.readers.tei_parts import join_split_drop_cap, word_counts
+
+    p = etree.fromstring(f'<p xmlns="{NS["t"]}"><s>{opening}</s></p>')
+    join_split_drop_cap(p, word_counts(opening))
+    assert "".join(p.itertext()).startswith(joined)

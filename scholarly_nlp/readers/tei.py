@@ -37,8 +37,10 @@ from .tei_parts import (
     introduction_in_abstract,
     is_drop_cap,
     is_supplementary_mention,
+    join_split_drop_cap,
     looks_like_venue,
     table_caption_from_cells,
+    word_counts,
 )
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -212,6 +214,7 @@ class _TeiBuilder:
         version = grobid_version(root)
         self._join_broken_words = version is None or version < (0, 6)
         self._drop_cap = ""
+        self._body_started = False
 
     def build(self) -> Paper:
         """Fill the paper: floats, formulas and footnotes first (to resolve refs), then text in reading order."""
@@ -344,6 +347,9 @@ class _TeiBuilder:
     def _append_paragraph(self, p: etree._Element, section: Optional[int], kind: str) -> int:
         if section is None:
             section = self._new_section(1, None, kind)
+        if kind == BODY and not self._body_started:
+            self._body_started = True
+            join_split_drop_cap(p, word_counts("".join(self.root.itertext())))
         block = self._paragraph_block(p, kind="paragraph", section=section)
         if block is not None:
             self.paper.blocks.append(block)

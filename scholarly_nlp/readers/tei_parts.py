@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections import Counter
 from typing import Optional
 
 from lxml import etree
@@ -112,6 +113,59 @@ def grobid_version(root: etree._Element) -> Optional[tuple[int, int]]:
 def is_drop_cap(head: str, first_paragraph: str) -> bool:
     """A one-letter head ("D") followed by a paragraph that continues the word ("ue to ...")."""
     return len(head) == 1 and head.isupper() and first_paragraph[:1].islower()
+
+
+# "R eplication": a drop cap GROBID kept as a word of its own at the start of a paragraph.
+_SPLIT_DROP_CAP = re.compile(r"^(\s*)([A-Z]) ([a-z][a-z-]*)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+
+
+def word_counts(text: str) -> Counter:
+    """Lower-cased word counts of a text (the vocabulary :func:`join_split_drop_cap` consults)."""
+    return Counter(word.lower() for word in _WORD.findall(text))
+
+
+def join_split_drop_cap(paragraph: etree._Element, vocabulary: Counter) -> bool:
+    """Join a drop cap that GROBID split from its word ("R eplication" -> "Replication").
+
+    Nature Communications opens its body with a drop cap; GROBID 0.5 keeps it as a word of its
+    own. A capital letter, a space and a lower-case fragment are joined when the paper itself
+    uses the joined word more often than the fragment elsewhere, or, for a letter that is no
+    English word (not "A" or "I"), when the fragment occurs nowhere else ("R ecent" in a paper
+    that never writes "recent"). So "T cells" (cells elsewhere) and "A novel" (no "anovel")
+    stay. Edits the first text of ``paragraph`` in place and returns whether it did.
+    """
+    holder = _first_text(paragraph)
+    if holder is None:
+        return False
+    element, attribute = holder
+    text = getattr(element, attribute)
+    match = _SPLIT_DROP_CAP.match(text)
+    if match is None:
+        return False
+    lead, cap, fragment = match.groups()
+    joined = (cap + fragment).lower()
+    elsewhere = vocabulary[fragment.lower()] - 1
+    known = vocabulary[joined] >= 1 and vocabulary[joined] > elsewhere
+    if not known and (cap in "AI" or elsewhere > 0):
+        return False
+    setattr(element, attribute, lead + cap + fragment + text[match.end():])
+    return True
+
+
+def _first_text(element: etree._Element) -> Optional[tuple[etree._Element, str]]:
+    """(element, "text" or "tail") holding the first non-blank text under ``element``."""
+    if element.text and element.text.strip():
+        return element, "text"
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        found = _first_text(child)
+        if found is not None:
+            return found
+        if child.tail and child.tail.strip():
+            return child, "tail"
+    return None
 
 
 def table_caption_from_cells(head: str, table_text: str) -> str:
