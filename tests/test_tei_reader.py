@@ -172,7 +172,8 @@ def test_a_split_drop_cap_joins_its_word(biomed_tei_dir, name, start):
     ("R ecent work.", "Recent work."),  # a letter that is no word, a fragment used nowhere else
 ])
 def test_split_drop_cap_rule(opening, joined):
-    from scholarly_nlp.readers.tei_parts import join_split_drop_cap, word_counts
+    from scholarly_nlp.readers.tei_parts import join_split_drop_cap
+    from scholarly_nlp.text.drop_caps import word_counts
 
     p = etree.fromstring(f'<p xmlns="{NS["t"]}"><s>{opening}</s></p>')
     join_split_drop_cap(p, word_counts(opening))

@@ -25,6 +25,7 @@ from lxml import etree
 
 from ..errors import EmptyDocumentError, InputError, MalformedInputError, UnsafeInputError
 from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
+from ..text.drop_caps import word_counts
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
 from .limits import ReadLimits, check_input_file
@@ -40,7 +41,6 @@ from .tei_parts import (
     join_split_drop_cap,
     looks_like_venue,
     table_caption_from_cells,
-    word_counts,
 )
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"

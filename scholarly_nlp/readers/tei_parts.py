@@ -14,6 +14,7 @@ from typing import Optional
 
 from lxml import etree
 
+from ..text.drop_caps import joins_drop_cap
 from ..text.mentions import MENTION_PATTERN
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -117,23 +118,15 @@ def is_drop_cap(head: str, first_paragraph: str) -> bool:
 
 # "R eplication": a drop cap GROBID kept as a word of its own at the start of a paragraph.
 _SPLIT_DROP_CAP = re.compile(r"^(\s*)([A-Z]) ([a-z][a-z-]*)")
-_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
-
-
-def word_counts(text: str) -> Counter:
-    """Lower-cased word counts of a text (the vocabulary :func:`join_split_drop_cap` consults)."""
-    return Counter(word.lower() for word in _WORD.findall(text))
 
 
 def join_split_drop_cap(paragraph: etree._Element, vocabulary: Counter) -> bool:
     """Join a drop cap that GROBID split from its word ("R eplication" -> "Replication").
 
     Nature Communications opens its body with a drop cap; GROBID 0.5 keeps it as a word of its
-    own. A capital letter, a space and a lower-case fragment are joined when the paper itself
-    uses the joined word more often than the fragment elsewhere, or, for a letter that is no
-    English word (not "A" or "I"), when the fragment occurs nowhere else ("R ecent" in a paper
-    that never writes "recent"). So "T cells" (cells elsewhere) and "A novel" (no "anovel")
-    stay. Edits the first text of ``paragraph`` in place and returns whether it did.
+    own. The letter and the fragment after it are joined when
+    :func:`~scholarly_nlp.text.drop_caps.joins_drop_cap` says so with the paper's words as
+    ``vocabulary``. Edits the first text of ``paragraph`` in place and returns whether it did.
     """
     holder = _first_text(paragraph)
     if holder is None:
@@ -141,14 +134,9 @@ def join_split_drop_cap(paragraph: etree._Element, vocabulary: Counter) -> bool:
     element, attribute = holder
     text = getattr(element, attribute)
     match = _SPLIT_DROP_CAP.match(text)
-    if match is None:
+    if match is None or not joins_drop_cap(match.group(2), match.group(3), vocabulary):
         return False
     lead, cap, fragment = match.groups()
-    joined = (cap + fragment).lower()
-    elsewhere = vocabulary[fragment.lower()] - 1
-    known = vocabulary[joined] >= 1 and vocabulary[joined] > elsewhere
-    if not known and (cap in "AI" or elsewhere > 0):
-        return False
     setattr(element, attribute, lead + cap + fragment + text[match.end():])
     return True
 

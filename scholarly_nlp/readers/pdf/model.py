@@ -96,6 +96,11 @@ class Line:
             count -= len(word.text)
         return None
 
+    def prefixed(self, text: str) -> Line:
+        """This line with ``text`` joined to the front of its first word (its box unchanged)."""
+        first = self.words[0]
+        return self._with_words([replace(first, text=text + first.text), *self.words[1:]])
+
     def _with_words(self, words: list[Word]) -> Line:
         """A line of ``words`` with this line's page, weight, fonts, size, column, band and role."""
         line = Line(words, self.page, self.bold, self.font, self.last_font, None, self.size, self.col)

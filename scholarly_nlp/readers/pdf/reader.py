@@ -14,6 +14,7 @@ from .blocks import visual_blocks
 from .captions import find_captions
 from .classification import Classifier
 from .document import PdfHandle, check_file, open_document, require_text
+from .drop_caps import join_drop_caps
 from .extraction import read_page
 from .floats import locate_floats
 from .front_matter import read_authors
@@ -68,6 +69,7 @@ def _read_and_release(pdf: PdfHandle, index: int) -> Page:
 def build_paper(pdf: PdfHandle, pages: list[Page], paper_id: str, source: str) -> Paper:
     """Run the passes after extraction over the pages, in order, and assemble the Paper."""
     assign_sizes(pages)  # typography: each line's size
+    join_drop_caps(pages)  # an enlarged first letter back to its word
     mark_furniture(pages)  # furniture: running heads and feet, page and line numbers
     layout_pages(pages)  # layout: columns, bands, reading order
     stats = doc_stats(pages)  # typography: body size, line advance
