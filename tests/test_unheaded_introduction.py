@@ -65,6 +65,16 @@ def test_text_before_results_is_the_introduction_of_a_nature_paper(nlp):
     assert not any(s.startswith("We plotted a heatmap") for s in intro)  # a Results sentence
 
 
+def test_a_head_without_letters_or_digits_starts_no_section(nlp):
+    """GROBID heads a div of this introduction "." (17 of the 654 TEI files have such heads:
+    "•", "-", "= ="); the introduction runs on through it."""
+    path = BIOMED / "10.1038%2Fs41467-019-08369-w.tei.xml"
+    assert [s.title for s in read_paper(path).sections][:2] == ["", "Results"]
+    intro = _introduction(path, nlp)
+    assert intro[0].startswith("Over the past decades, silicon integrated photonics")
+    assert any(s.startswith("Here, we report ultra-high on-chip optical gain") for s in intro)
+
+
 def test_scientific_reports_abstracts_are_abstract_sized():
     """Scientific Reports allows 200 words: before, 56 of the 60 papers read 260 or more."""
     papers = sorted(glob.glob(str(BIOMED / "10.1038*s41598*.tei.xml")))

@@ -311,6 +311,9 @@ class _TeiBuilder:
         if title and number is None and is_drop_cap(title, _first_paragraph_text(div)):
             # A drop cap ("D" / "ue to the rapid ...") is the first letter of the paragraph.
             self._drop_cap, title = title, ""
+        if title and not any(ch.isalnum() for ch in title):
+            # "." or "•" (17 of 654 GROBID files): no section starts, the div continues the current one.
+            title, number = "", None
         if title:
             if number is None and (parent is None or kind != BODY):
                 # "Competing interests" in the body or an annex, "Publisher's Note" inside GROBID's
