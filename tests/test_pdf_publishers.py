@@ -703,3 +703,27 @@ def test_the_symbol_encoding_gives_one_unicode_character_per_code():
     assert symbol_character("\uf080") == "\uf080"  # no character at 0x80: left as it is
     assert is_symbol_font("SymbolMT") and is_symbol_font("Symbol,Bold")
     assert not is_symbol_font("Wingdings-Regular") and not is_symbol_font("TimesNewRomanPSMT")
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_an_abstract_after_four_pages_of_authors_and_its_table_of_contents():
+    """A preprint with fifty authors prints their affiliations over four pages, the abstract on
+    the fifth and a table of contents ("Introduction (p. 7)") on the sixth: the abstract is
+    found, ends before the contents, and the list of tables gives no captions."""
+    paper = read_pair(PAIRS / "grozescu_2502.12102v1.pdf")
+    abstract = [b.text for b in paper.blocks_of("abstract")]
+    assert len(abstract) == 1 and abstract[0].startswith("How we should design and interact with so-called")
+    assert tokens(abstract[0])[:8] == tokens(tei_abstract("grozescu_2502.12102v1"))[:8]
+    assert paper.sections[0].title == "Introduction"
+    assert [(f.kind, f.label) for f in paper.figures] == [("table", "1"), ("table", "2")]
+
+
+@pytest.mark.parametrize("text, entry", [
+    ("Introduction (p. 7)", True), ("Results (pp. 12-14)", True), ("3.2 Model . . . . . . 12", True),
+    ("Methods (page 4)", True), ("as shown by Smith (p. 7 of the report).", False),
+    ("Figure 3: Accuracy per epoch (p < 0.05)", False),
+])
+def test_contents_entries_end_with_a_page(text, entry):
+    from scholarly_nlp.readers.pdf.patterns import CONTENTS_ENTRY_RE
+
+    assert bool(CONTENTS_ENTRY_RE.search(text)) is entry

@@ -10,7 +10,7 @@ from typing import Optional
 
 from .blocks import caption_match
 from .model import Caption, Line, Page, Stats, VBlock, same_row
-from .patterns import TERMINAL_PUNCT
+from .patterns import CONTENTS_ENTRY_RE, TERMINAL_PUNCT
 
 
 def find_captions(pages: list[Page], stats: Optional[Stats] = None) -> list[Caption]:
@@ -19,8 +19,8 @@ def find_captions(pages: list[Page], stats: Optional[Stats] = None) -> list[Capt
     for page in pages:
         for block in list(page.blocks):
             match = caption_match(block.lines[0].text)
-            if match is None or block not in page.blocks:
-                continue
+            if match is None or block not in page.blocks or CONTENTS_ENTRY_RE.search(block.lines[0].text.strip()):
+                continue  # "Table 1. Functions ... (p. 15)": an entry of a list of tables, no caption
             _split_off_table_rows(page, block)
             if not block.lines[0].text[match.end():].strip() and len(block.lines) == 1:
                 _take_title_below(page, block, stats)

@@ -18,7 +18,7 @@ from ...paper import Section
 from .blocks import caption_match
 from .formulas import is_math
 from .model import Line, Page, Stats, Unit, VBlock, same_row
-from .patterns import ABSTRACT_RE, NUMBERED_HEAD_RE, TERMINAL_PUNCT
+from .patterns import ABSTRACT_RE, CONTENTS_ENTRY_RE, NUMBERED_HEAD_RE, TERMINAL_PUNCT
 from .typography import font_base_name, is_body_like
 
 
@@ -51,11 +51,12 @@ _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
+#: Pages from the paper's first on which a late "Abstract" label is looked for.
+FRONT_PAGES_AT_MOST = 6
 # the publisher's copyright line closing an abstract ("© 2008 Elsevier Ltd. All rights reserved.")
 _COPYRIGHT_RE = re.compile(r"^(?:©|\(c\)\s|copyright\b)|\ball rights reserved\.?$", re.IGNORECASE)
 # a table of contents: its label, and entries that run on in dot leaders to a page number
 _CONTENTS_RE = re.compile(r"^(?:table of )?contents$", re.IGNORECASE)
-_CONTENTS_ENTRY_RE = re.compile(r"(?:\.\s?){4,}\s*\d*$")
 _FIRST_SECTION_NAMES = re.compile(
     r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
 )
@@ -119,10 +120,19 @@ def _runs_on(paragraph: Unit, first: Line) -> bool:
     return first.text[:1].islower() or paragraph.lines[-1].broken
 
 
+def _is_prose(block: VBlock) -> bool:
+    """A long block of running text: three lines or more, mostly lower-case words (an author
+    list or affiliations are mostly capitalised)."""
+    if len(block.lines) < 3 or len(block.text) < 250:
+        return False
+    words = block.text.split()
+    return sum(w[:1].islower() for w in words) >= 0.5 * len(words)
+
+
 def _is_contents(block: VBlock) -> bool:
     """Whether ``block`` is a table of contents' label or entries ("2.1. Coal . . . . 12")."""
     text = block.text.strip()
-    return bool(_CONTENTS_RE.match(text)) or all(_CONTENTS_ENTRY_RE.search(l.text.strip()) for l in block.lines)
+    return bool(_CONTENTS_RE.match(text)) or all(CONTENTS_ENTRY_RE.search(l.text.strip()) for l in block.lines)
 
 
 class Classifier:
@@ -146,8 +156,10 @@ class Classifier:
         label = next(
             (b for b in self._blocks(max_page=first_page + 2) if b.page >= first_page
              and self._abstract_label(b) is not None), None
-        )
+        ) or self._late_abstract_label()
         self.has_abstract_label = label is not None
+        # the last page front matter may fill: the second, or a late label's
+        self.front_end_page = max(first_page + 1, label.page if label is not None else first_page)
         # page-one blocks wholly above the "Abstract" label (or above where running text
         # starts) are front matter, wherever the column order puts them (an author block
         # in the right column)
@@ -205,6 +217,18 @@ class Classifier:
             ):
                 found = block
         return found
+
+    def _late_abstract_label(self) -> Optional[VBlock]:
+        """An "Abstract" label after pages of authors and affiliations (a consortium's preprint
+        with fifty authors), when no running text comes before it; else None."""
+        for block in self._blocks(max_page=self.first_page + FRONT_PAGES_AT_MOST):
+            if block.page < self.first_page or any(block is t for t in self.title):
+                continue
+            if self._abstract_label(block) is not None:
+                return block
+            if _is_prose(block):
+                return None
+        return None
 
     def _blocks(self, max_page: Optional[int] = None) -> Iterator[VBlock]:
         for page in self.pages[:max_page]:
@@ -288,8 +312,9 @@ class Classifier:
             self._body(block)
 
     def _front(self, block: VBlock) -> None:
-        if block.page > self.first_page + 1:
-            # front matter never runs past the paper's second page: the body began unmarked
+        if block.page > self.front_end_page:
+            # front matter never runs past the paper's second page (or a late abstract label's):
+            # the body began unmarked
             self.state = "body"
             self._body(block)
             return
@@ -317,6 +342,9 @@ class Classifier:
 
     def _abstract(self, block: VBlock) -> None:
         if not block.lines:
+            return
+        if _is_contents(block):
+            self.state = "post_abstract"  # a table of contents after the abstract ends it
             return
         if self._heading(block) is not None:
             self.state = "body"
@@ -774,11 +802,8 @@ class Classifier:
 
     def _abstract_like(self, block: VBlock) -> bool:
         """Fallback for papers without an "Abstract" label: a long text block on page one."""
-        if block.page != self.first_page or len(block.lines) < 3 or len(block.text) < 250:
+        if block.page != self.first_page or not _is_prose(block):
             return False
-        words = block.text.split()
-        if sum(w[:1].islower() for w in words) < 0.5 * len(words):
-            return False  # affiliations, an author list: mostly capitalised
         page = self.pages[block.page]
         wide = [l for l in block.lines if is_body_like(l, page, Stats(block.size, 1.2))]
         if len(wide) >= 0.6 * len(block.lines):

@@ -19,3 +19,7 @@ ABSTRACT_RE = re.compile(
     r"^(?:abstract|a b s t r a c t)\b\s*[:.\u2014\u2013-]?\s*(?P<rest>.*)$", re.IGNORECASE
 )
 TERMINAL_PUNCT = (".", "!", "?", ":")
+#: The end of a table-of-contents entry: a dot leader and its page ("....... 12"), or a page in
+#: parentheses ("(p. 13)", "(pp. 4-6)", "(page 7)").
+CONTENTS_ENTRY_RE = re.compile(r"(?:(?:\.\s?){4,}\s*\d*|\((?:pp?\.?|pages?)\s*\d+(?:\s*[-\u2013]\s*\d+)?\))$",
+                               re.IGNORECASE)
