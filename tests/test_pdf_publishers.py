@@ -727,3 +727,14 @@ def test_contents_entries_end_with_a_page(text, entry):
     from scholarly_nlp.readers.pdf.patterns import CONTENTS_ENTRY_RE
 
     assert bool(CONTENTS_ENTRY_RE.search(text)) is entry
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_news_article_has_no_abstract_and_its_opening_is_body():
+    """A journal's news piece prints no abstract; its opening paragraphs cite works ("[1-3]"),
+    which no unlabelled abstract does: they are the body, with their citations linked."""
+    paper = read_pair(PAIRS / "srgarcia_1-s2.0-S2095809925001183-main.pdf")
+    assert paper.blocks_of("abstract") == []
+    first = paper.blocks_of("paragraph")[0]
+    assert first.text.startswith("In May 2024, scientists were excited but disappointed")
+    assert sum(r.kind == "bibr" for r in first.refs) >= 3

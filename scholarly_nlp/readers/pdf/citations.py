@@ -209,6 +209,12 @@ class CitationLinker:
         return sorted(refs, key=lambda r: (r.start, r.end))
 
 
+def cited_works(text: str) -> int:
+    """How many citation markers a text holds: numbered ("[12]", "[3, 7]") and author-year
+    items ("Smith (2019)", each of "(Smith et al., 2019; Lee, 2020)"), none linked."""
+    return len(_BRACKET_CITE_RE.findall(text)) + len(_author_year_spans(text))
+
+
 def _author_year_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of "Smith (2019)" and of each item of "(Smith et al., 2019; Lee, 2020)"."""
     spans = [

@@ -16,6 +16,7 @@ from typing import Optional
 
 from ...paper import Section
 from .blocks import caption_match
+from .citations import cited_works
 from .formulas import is_math
 from .model import Line, Page, Stats, Unit, VBlock, same_row
 from .patterns import ABSTRACT_RE, CONTENTS_ENTRY_RE, NUMBERED_HEAD_RE, TERMINAL_PUNCT
@@ -332,6 +333,10 @@ class Classifier:
             return  # the front matter ends at the label
         head = self._heading(block)
         if head is not None and (head[0] or _FIRST_SECTION_NAMES.match(head[1])):
+            self.state = "body"
+            self._body(block)
+        elif block.page == self.first_page and _is_prose(block) and cited_works(block.text) > 1:
+            # prose that cites works opens the body, no abstract (a news article, an editorial)
             self.state = "body"
             self._body(block)
         elif self._abstract_like(block) or (
