@@ -280,10 +280,13 @@ def test_text_before_the_first_head_is_an_unheaded_introduction(tmp_path, nlp):
     body = ('<div><p>Parsing is hard. We propose a ranker.</p><p>It links sentences.</p></div>'
             '<div><head>Results</head><p>The ranker uses BM25 scores.</p></div>'
             '<div><head>Discussion</head><p>We are done.</p></div>')
-    doc = _read_tei(tmp_path, "unheaded", body, nlp)
-    sentences, paragraphs = introduction_and_body(doc)
-    assert [s.text.strip() for s in sentences] == ["Parsing is hard.", "We propose a ranker.", "It links sentences."]
-    assert [p.text.strip() for p in paragraphs] == ["The ranker uses BM25 scores.", "We are done."]
+    assert _stripped(introduction_and_body(_read_tei(tmp_path, "unheaded", body, nlp))) == (
+        ["Parsing is hard.", "We propose a ranker.", "It links sentences."],
+        ["The ranker uses BM25 scores.", "We are done."])
+
+
+def _stripped(intro_and_body: tuple[list, list]) -> tuple[list[str], list[str]]:
+    return tuple([span.text.strip() for span in spans] for spans in intro_and_body)
 
 
 def test_paper_without_introduction_uses_its_first_titled_section(tmp_path, nlp):
@@ -291,9 +294,8 @@ def test_paper_without_introduction_uses_its_first_titled_section(tmp_path, nlp)
             '<div><head n="2">Method</head><p>The ranker uses BM25 scores.</p><p>It is fast.</p></div>'
             '<div><head n="3">Conclusion</head><p>We are done.</p></div>')
     doc = _read_tei(tmp_path, "nointro", body, nlp)
-    sentences, paragraphs = introduction_and_body(doc)
-    assert [s.text.strip() for s in sentences] == ["We propose a ranker.", "It links sentences."]
-    assert [p.text.strip() for p in paragraphs] == ["The ranker uses BM25 scores.", "It is fast."]
+    assert _stripped(introduction_and_body(doc)) == (
+        ["We propose a ranker.", "It links sentences."], ["The ranker uses BM25 scores.", "It is fast."])
     assert [p.text.strip() for p in introduction_and_body(doc, exclude=None)[1]][-1] == "We are done."
     gold = [ContributionGold("nointro", "We propose a ranker.", "The ranker uses BM25")]
     queries = prepare_queries(gold, {"nointro": doc})
