@@ -30,7 +30,7 @@ def test_a_drop_cap_joins_the_word_beside_its_top():
 @pytest.mark.parametrize("cap, first, later", [
     ("A", "novel goal of the study", "the study of populations"),  # "A" is a word: no "anovel" in the paper
     ("T", "cells respond to the study", "many cells divide"),  # "cells" is a word of the paper
-    ("K", "k=1 of the sum", "the study of populations"),  # a summation's index, not a word
+    ("K", "j=1 of the sum", "the study of populations"),  # a summation's index, not a word
 ])
 def test_a_large_letter_that_is_no_drop_cap_stays(cap, first, later):
     page = page_with(cap, first, later)

@@ -162,6 +162,11 @@ def test_a_split_drop_cap_joins_its_word(biomed_tei_dir, name, start):
     """Nature Communications opens with a drop cap; GROBID 0.5.6 writes "R eplication"."""
     first = next(b for b in read_tei(biomed_tei_dir / name).blocks if b.kind == "paragraph")
     assert first.text.startswith(start)
+    # the text is joined before it is flattened: GROBID's sentences and refs point into the joined text
+    assert first.sentences[0][0] == 0 and first.text[slice(*first.sentences[0])].startswith(start.split()[0])
+    body = etree.parse(str(biomed_tei_dir / name)).getroot().find("t:text/t:body", NS)
+    printed = ["".join(r.itertext()).strip() for r in next(body.iter(f"{{{NS['t']}}}p")).iter(f"{{{NS['t']}}}ref")]
+    assert first.refs and [first.text[r.start:r.end].strip() for r in first.refs] == printed
 
 
 @pytest.mark.parametrize("opening, joined", [
@@ -176,5 +181,5 @@ def test_split_drop_cap_rule(opening, joined):
     from scholarly_nlp.text.drop_caps import word_counts
 
     p = etree.fromstring(f'<p xmlns="{NS["t"]}"><s>{opening}</s></p>')
-    join_split_drop_cap(p, word_counts(opening))
+    join_split_drop_cap(p, lambda: word_counts(opening))
     assert "".join(p.itertext()).startswith(joined)

@@ -1,7 +1,7 @@
 """Unheaded introductions: GROBID's abstract overflow and the introduction before the first head.
 
 Nature's journals (Scientific Reports, Nature Communications) print no "Introduction" head.
-GROBID then keeps the introduction's first paragraphs in ``<abstract>`` (53 of the 247
+GROBID then keeps the introduction's first paragraphs in ``<abstract>`` (53 of the 243
 biomedical TEI files here) and starts the body with a headless div; the structure helper
 took "Results" as the introduction. Tested on the real files.
 """

@@ -31,6 +31,7 @@ from ..text.normalize import TextAccumulator, collapse_whitespace
 from .limits import ReadLimits, check_input_file
 from .tei_authors import person_name, read_header_authors
 from .tei_parts import (
+    NOT_PARAGRAPH_TEXT,
     back_matter_kind,
     bib_year,
     formula_label,
@@ -47,8 +48,6 @@ TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 NS = {"t": TEI_NS}
 _REF_KINDS = {"bibr": "bibr", "figure": "figure", "table": "table", "formula": "formula", "foot": "footnote"}
-# Elements whose text is not part of the running prose of a paragraph.
-_SKIP_INLINE = {"note", "figure", "table", "formula"}
 # <back> divs that are back matter by their type; "annex" divs are classified by their head.
 _BACK_DIV_TYPES = {"acknowledgement", "funding", "availability"}
 _ENTITY_DECL = re.compile(rb"<!ENTITY", re.IGNORECASE)
@@ -311,9 +310,9 @@ class _TeiBuilder:
         if title and number is None and is_drop_cap(title, _first_paragraph_text(div)):
             # A drop cap ("D" / "ue to the rapid ...") is the first letter of the paragraph.
             self._drop_cap, title = title, ""
-        if title and not any(ch.isalnum() for ch in title):
+        if title and number is None and not any(ch.isalnum() for ch in title):
             # "." or "•" (17 of 654 GROBID files): no section starts, the div continues the current one.
-            title, number = "", None
+            title = ""
         if title:
             if number is None and (parent is None or kind != BODY):
                 # "Competing interests" in the body or an annex, "Publisher's Note" inside GROBID's
@@ -352,7 +351,7 @@ class _TeiBuilder:
             section = self._new_section(1, None, kind)
         if kind == BODY and not self._body_started:
             self._body_started = True
-            join_split_drop_cap(p, word_counts("".join(self.root.itertext())))
+            join_split_drop_cap(p, lambda: word_counts(" ".join(self.root.itertext())))
         block = self._paragraph_block(p, kind="paragraph", section=section)
         if block is not None:
             self.paper.blocks.append(block)
@@ -396,7 +395,7 @@ class _TeiBuilder:
         for child in el:
             if isinstance(child.tag, str):
                 name = etree.QName(child).localname
-                if name in _SKIP_INLINE:
+                if name in NOT_PARAGRAPH_TEXT:
                     pass
                 elif name == "s":
                     acc.mark_break()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections import Counter
-from typing import Optional
+from typing import Callable, Optional
 
 from lxml import etree
 
@@ -118,15 +118,19 @@ def is_drop_cap(head: str, first_paragraph: str) -> bool:
 
 # "R eplication": a drop cap GROBID kept as a word of its own at the start of a paragraph.
 _SPLIT_DROP_CAP = re.compile(r"^(\s*)([A-Z]) ([a-z][a-z-]*)")
+#: Elements inside a paragraph whose text is not the paragraph's running prose.
+NOT_PARAGRAPH_TEXT = frozenset({"note", "figure", "table", "formula"})
 
 
-def join_split_drop_cap(paragraph: etree._Element, vocabulary: Counter) -> bool:
+def join_split_drop_cap(paragraph: etree._Element, vocabulary: Callable[[], Counter]) -> bool:
     """Join a drop cap that GROBID split from its word ("R eplication" -> "Replication").
 
     Nature Communications opens its body with a drop cap; GROBID 0.5 keeps it as a word of its
     own. The letter and the fragment after it are joined when
-    :func:`~scholarly_nlp.text.drop_caps.joins_drop_cap` says so with the paper's words as
-    ``vocabulary``. Edits the first text of ``paragraph`` in place and returns whether it did.
+    :func:`~scholarly_nlp.text.drop_caps.joins_drop_cap` says so with the paper's words, which
+    ``vocabulary()`` gives (called only when the paragraph opens with a lone capital). Edits
+    the first text of ``paragraph`` in place, before the reader flattens it (so sentence and
+    reference offsets are those of the joined text), and returns whether it did.
     """
     holder = _first_text(paragraph)
     if holder is None:
@@ -134,7 +138,7 @@ def join_split_drop_cap(paragraph: etree._Element, vocabulary: Counter) -> bool:
     element, attribute = holder
     text = getattr(element, attribute)
     match = _SPLIT_DROP_CAP.match(text)
-    if match is None or not joins_drop_cap(match.group(2), match.group(3), vocabulary):
+    if match is None or not joins_drop_cap(match.group(2), match.group(3), vocabulary()):
         return False
     lead, cap, fragment = match.groups()
     setattr(element, attribute, lead + cap + fragment + text[match.end():])
@@ -142,15 +146,17 @@ def join_split_drop_cap(paragraph: etree._Element, vocabulary: Counter) -> bool:
 
 
 def _first_text(element: etree._Element) -> Optional[tuple[etree._Element, str]]:
-    """(element, "text" or "tail") holding the first non-blank text under ``element``."""
+    """(element, "text" or "tail") holding the first non-blank text under ``element`` that a
+    paragraph's text shows (notes, floats and formulas inside it are not read as its text)."""
     if element.text and element.text.strip():
         return element, "text"
     for child in element:
         if not isinstance(child.tag, str):
             continue
-        found = _first_text(child)
-        if found is not None:
-            return found
+        if etree.QName(child).localname not in NOT_PARAGRAPH_TEXT:
+            found = _first_text(child)
+            if found is not None:
+                return found
         if child.tail and child.tail.strip():
             return child, "tail"
     return None
@@ -194,7 +200,7 @@ def introduction_in_abstract(abstract: etree._Element, body: Optional[etree._Ele
 
     Journals that print no "Introduction" head (Scientific Reports, Nature Communications, many
     magazines) run the introduction on from the abstract, and GROBID often keeps it in
-    ``<abstract>``: 60 of the 247 biomedical TEI files here hold 2-6 introduction paragraphs
+    ``<abstract>``: 53 of the 243 biomedical TEI files here hold 2-6 introduction paragraphs
     there, so the abstract was read as 300-900 words and the paper had no introduction. Both
     signs are needed: the body has no introduction head, and the abstract is one unheaded run of
     paragraphs (a structured abstract's labelled parts stay) that is longer than an abstract or

@@ -26,8 +26,9 @@ def joins_drop_cap(letter: str, fragment: str, vocabulary: Counter) -> bool:
 
     Yes when the paper uses the joined word more often than the fragment elsewhere (the
     fragment's own occurrence is in ``vocabulary``), or, for a letter that is no English word
-    (not "A" or "I"), when the fragment occurs nowhere else ("R ecent" in a paper that never
-    writes "recent"). So "T cells" (cells elsewhere) and "A novel" (no "anovel") stay apart.
+    (not "A" or "I") and a fragment of two letters or more, when the fragment occurs nowhere
+    else ("R ecent" in a paper that never writes "recent"). So "T cells" (cells elsewhere),
+    "A novel" (no "anovel") and "K j=1" stay apart.
     """
     if len(letter) != 1 or not letter.isupper() or not fragment[:1].islower():
         return False
@@ -35,4 +36,4 @@ def joins_drop_cap(letter: str, fragment: str, vocabulary: Counter) -> bool:
     elsewhere = vocabulary[fragment.lower()] - 1
     if vocabulary[joined] >= 1 and vocabulary[joined] > elsewhere:
         return True
-    return letter not in "AI" and elsewhere <= 0
+    return letter not in "AI" and len(fragment) >= 2 and elsewhere <= 0

@@ -23,8 +23,9 @@ each contribution sentence of the introduction to the body paragraphs that expla
 
    with the best ``k`` paragraphs, best first.
 
-Defined results: a paper without an introduction section takes its first (titled) section
-as the introduction; an introduction without a contribution sentence (or a Doc without
+Defined results: a paper without an introduction section takes the text before its first
+head, else its first titled section, as the introduction (:func:`scholarly_nlp.introduction_range`);
+an introduction without a contribution sentence (or a Doc without
 sections) gives ``[]``; a body of one paragraph gives that paragraph with its score; an empty
 body gives empty ``paragraphs`` lists. :meth:`ContributionLinker.link` ranks the paragraphs of
 a Doc for any sentence (a Span or a string).

@@ -210,9 +210,11 @@ class CitationLinker:
 
 
 def cited_works(text: str) -> int:
-    """How many citation markers a text holds: numbered ("[12]", "[3, 7]") and author-year
-    items ("Smith (2019)", each of "(Smith et al., 2019; Lee, 2020)"), none linked."""
-    return len(_BRACKET_CITE_RE.findall(text)) + len(_author_year_spans(text))
+    """How many citation markers a text holds: numbered ("[12]", "[3, 7]"; an interval such as
+    "[0, 1]" is none) and author-year items ("Smith (2019)", each of "(Smith et al., 2019; Lee,
+    2020)"), none linked."""
+    numbered = [m for m in _BRACKET_CITE_RE.finditer(text) if 0 not in map(int, _NUMBER_RE.findall(m.group(1)))]
+    return len(numbered) + len(_author_year_spans(text))
 
 
 def _author_year_spans(text: str) -> list[tuple[int, int]]:

@@ -54,10 +54,13 @@ _NOT_ALNUM_RE = re.compile(r"[\W_]+")
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
 #: Pages from the paper's first on which a late "Abstract" label is looked for.
 FRONT_PAGES_AT_MOST = 6
+#: Works an unlabelled first-page text cites from which it is body, not an abstract.
+MIN_CITED_WORKS_OF_BODY = 3
 # the publisher's copyright line closing an abstract ("© 2008 Elsevier Ltd. All rights reserved.")
 _COPYRIGHT_RE = re.compile(r"^(?:©|\(c\)\s|copyright\b)|\ball rights reserved\.?$", re.IGNORECASE)
 # a table of contents: its label, and entries that run on in dot leaders to a page number
 _CONTENTS_RE = re.compile(r"^(?:table of )?contents$", re.IGNORECASE)
+_NUMBER_LEAD = re.compile(r"^(?:\d{1,2}|[IVX]{1,4})\.?\s+")
 _FIRST_SECTION_NAMES = re.compile(
     r"^(?:introduction|background|motivation|overview|preliminaries|related work)\b", re.IGNORECASE
 )
@@ -227,8 +230,9 @@ class Classifier:
                 continue
             if self._abstract_label(block) is not None:
                 return block
-            if _is_prose(block):
-                return None
+            first = _NUMBER_LEAD.sub("", block.lines[0].text.strip())
+            if _is_prose(block) or (len(block.lines) <= 2 and _FIRST_SECTION_NAMES.match(first)):
+                return None  # running text or the body's first heading came first
         return None
 
     def _blocks(self, max_page: Optional[int] = None) -> Iterator[VBlock]:
@@ -335,7 +339,7 @@ class Classifier:
         if head is not None and (head[0] or _FIRST_SECTION_NAMES.match(head[1])):
             self.state = "body"
             self._body(block)
-        elif block.page == self.first_page and _is_prose(block) and cited_works(block.text) > 1:
+        elif self._cites_like_a_body(block):
             # prose that cites works opens the body, no abstract (a news article, an editorial)
             self.state = "body"
             self._body(block)
@@ -804,6 +808,16 @@ class Classifier:
         label = text[: match.start("rest")].strip()
         # a run-in label needs punctuation or capitals, else it may be prose ("Abstract meaning ...")
         return label if label[-1:] in ".:-\u2014\u2013" or label.isupper() else None
+
+    def _cites_like_a_body(self, block: VBlock) -> bool:
+        """First-page prose, not the abstract found above running text, that cites three works
+        or more: an abstract cites two at most, a news article's opening cites its sources."""
+        return (
+            block.page == self.first_page
+            and (self.unlabelled_abstract is None or block.lines[0] is not self.unlabelled_abstract.lines[0])
+            and _is_prose(block)
+            and cited_works(block.text) >= MIN_CITED_WORKS_OF_BODY
+        )
 
     def _abstract_like(self, block: VBlock) -> bool:
         """Fallback for papers without an "Abstract" label: a long text block on page one."""

@@ -99,7 +99,8 @@ class Line:
     def prefixed(self, text: str) -> Line:
         """This line with ``text`` joined to the front of its first word (its box unchanged)."""
         first = self.words[0]
-        return self._with_words([replace(first, text=text + first.text), *self.words[1:]])
+        sup = first.sup + len(text) if first.sup >= 0 else -1  # a superscript keeps its letters
+        return self._with_words([replace(first, text=text + first.text, sup=sup), *self.words[1:]])
 
     def _with_words(self, words: list[Word]) -> Line:
         """A line of ``words`` with this line's page, weight, fonts, size, column, band and role."""
