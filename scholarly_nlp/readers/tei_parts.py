@@ -16,6 +16,7 @@ from lxml import etree
 
 from ..text.drop_caps import joins_drop_cap
 from ..text.mentions import MENTION_PATTERN
+from ..text.normalize import collapse_whitespace
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 
@@ -208,7 +209,7 @@ def introduction_in_abstract(abstract: etree._Element, body: Optional[etree._Ele
     A first paragraph that cites several works is introduction too (a news article or an
     editorial has no abstract; GROBID takes its opening): then the answer is 0.
     """
-    if body is None or any(_INTRODUCTION_HEAD.match(_words_of(head)) for head in body.iter(f"{{{TEI_NS}}}head")):
+    if body is None or any(_INTRODUCTION_HEAD.match(collapse_whitespace("".join(head.itertext()))) for head in body.iter(f"{{{TEI_NS}}}head")):
         return None
     paragraphs = abstract.findall(f".//{{{TEI_NS}}}p")
     heads = abstract.findall(f".//{{{TEI_NS}}}head")
@@ -220,14 +221,10 @@ def introduction_in_abstract(abstract: etree._Element, body: Optional[etree._Ele
         return 0
     if len(paragraphs) < 2:
         return None
-    words = sum(len(_words_of(el).split()) for el in heads + paragraphs)
+    words = sum(len("".join(el.itertext()).split()) for el in heads + paragraphs)
     if words > ABSTRACT_MAX_WORDS or any(_citations(p) for p in paragraphs[1:]):
         return 1
     return None
-
-
-def _words_of(element: etree._Element) -> str:
-    return " ".join("".join(element.itertext()).split())
 
 
 def _citations(paragraph: etree._Element) -> int:

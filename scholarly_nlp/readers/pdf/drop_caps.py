@@ -22,15 +22,17 @@ _FRAGMENT = re.compile(r"[a-z][a-z-]*")
 
 def join_drop_caps(pages: list[Page]) -> int:
     """Join each drop cap to the word beside it, in place (needs line sizes); returns how many."""
-    vocabulary = word_counts(" ".join(line.text for page in pages for line in page.lines))
+    vocabulary = None  # the paper's words, counted only when a drop cap is in question
     joined = 0
     for page in pages:
         for cap in [line for line in page.lines if len(line.words) == 1 and re.fullmatch(r"[A-Z]", line.text)]:
             beside = _first_line_beside(cap, page.lines)
-            if beside is None:
+            fragment = _FRAGMENT.match(beside.words[0].text) if beside is not None else None
+            if fragment is None:
                 continue
-            fragment = _FRAGMENT.match(beside.words[0].text)
-            if fragment is None or not joins_drop_cap(cap.text, fragment.group(0), vocabulary):
+            if vocabulary is None:
+                vocabulary = word_counts(" ".join(line.text for each in pages for line in each.lines))
+            if not joins_drop_cap(cap.text, fragment.group(0), vocabulary):
                 continue
             page.lines[page.lines.index(beside)] = beside.prefixed(cap.text)
             page.lines.remove(cap)
