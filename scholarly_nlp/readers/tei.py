@@ -28,6 +28,8 @@ from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.drop_caps import word_counts
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
+from ..text.running_heads import prints_doi, running_head_spans
+from .cuts import cut_block, cut_text
 from .limits import ReadLimits, check_input_file
 from .tei_authors import person_name, read_header_authors
 from .tei_parts import (
@@ -214,6 +216,8 @@ class _TeiBuilder:
         self._join_broken_words = version is None or version < (0, 6)
         self._drop_cap = ""
         self._body_started = False
+        doi = root.find("t:teiHeader/t:fileDesc/t:sourceDesc/t:biblStruct//t:idno[@type='DOI']", NS)
+        self._doi = collapse_whitespace(doi.text or "") if doi is not None and doi.text else None
 
     def build(self) -> Paper:
         """Fill the paper: floats, formulas and footnotes first (to resolve refs), then text in reading order."""
@@ -361,7 +365,7 @@ class _TeiBuilder:
         """A display formula: its text (label included) as a block of its own, kept in the section."""
         if section is None:
             section = self._new_section(1, None, kind)
-        text = _formula_text(formula)
+        text = self._without_running_heads(_formula_text(formula))
         if text:
             formula_id = formula.get(XML_ID) or f"formula_auto{len(self._formula_labels)}"
             label = self._formula_labels.get(formula_id) or formula_label(formula)
@@ -372,6 +376,9 @@ class _TeiBuilder:
         """Flatten a ``p`` into text, inline refs and (when present) ``<s>`` sentence offsets.
 
         ``lead`` is text put before the paragraph as a sentence of its own (an abstract's head).
+        Running heads are cut out of the text (:func:`running_head_spans`); a footnote that
+        prints one, or the paper's own DOI, is page furniture (a journal's foot line, a download
+        stamp, a proceedings line) and gives no block.
         """
         acc = TextAccumulator(join_broken_words=self._join_broken_words)
         if lead:
@@ -383,7 +390,22 @@ class _TeiBuilder:
         text = acc.text()
         if not text:
             return None
-        return Block(kind=kind, text=text, refs=refs, sentences=sentences or None, section=section)
+        spans = running_head_spans(text, self._doi)
+        if kind == "footnote" and (spans or prints_doi(text, self._doi)):
+            return None
+        block = Block(kind=kind, text=text, refs=refs, sentences=sentences or None, section=section)
+        if not spans:
+            return block
+        block = cut_block(block, spans)
+        return block if block is not None and any(c.isalnum() for c in block.text) else None
+
+    def _without_running_heads(self, text: str) -> str:
+        """``text`` with its running heads cut out; "" when they were all it had to say."""
+        spans = running_head_spans(text, self._doi)
+        if not spans:
+            return text
+        text = cut_text(text, spans)
+        return text if any(c.isalnum() for c in text) else ""
 
     def _add_text(self, acc: TextAccumulator, text: str) -> None:
         if self._drop_cap and text.strip():
@@ -530,7 +552,7 @@ class _TeiBuilder:
             if fig_id in seen or fig_id not in by_id:
                 continue
             seen.add(fig_id)
-            caption = _caption_text(fig) or _caption_from_head(by_id[fig_id].head)
+            caption = self._without_running_heads(_caption_text(fig)) or _caption_from_head(by_id[fig_id].head)
             if not caption and kind == "table":
                 caption = table_caption_from_cells(by_id[fig_id].head, _table_text(fig))
             if caption:

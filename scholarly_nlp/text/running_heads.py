@@ -1,0 +1,106 @@
+"""Publishers' running heads and feet, and the figure DOI links they print, found in text.
+
+A journal prints the same line on every page: "SCIENTIFIC REPORTS | (2019) 9:585 |
+DOI:10.1038/s41598-018-36734-0", "PLOS ONE | https://doi.org/10.1371/journal.pone.0210065
+December 31, 2018 28 / 28", "doi:10.2218/ijdc.v11i2.390 Soito and Hwang | 53". GROBID 0.5
+leaves such lines inside paragraphs, captions and footnotes, often in the middle of a sentence
+that runs across the page break, and sometimes makes citation refs of their digits ("(2019)
+<ref>9</ref>:585"). PLOS and PeerJ also end each caption with the figure's own DOI link, and PLOS's first page
+leaves the hidden text of its badges ("a1111111111 a1111111111").
+
+:func:`running_head_spans` finds them. Every pattern needs a DOI, a "(year) volume:page"
+citation or a journal name followed by a "|", so running prose never matches; the paper's
+own DOI, when known, also finds the heads of journals no pattern names: a DOI cannot sit in
+the middle of a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+__all__ = ["running_head_spans"]
+
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+# The DOI's suffix ends at whitespace, a "|" or a date glued to it ("...0237178August 25, 2020").
+_DOI_NAME = rf"10\s?\.\s?\d{{4,9}}\s?/\s?[^\s|]+?(?=[\s|]|$|{_MONTH}\b)"
+_DOI_LINK = rf"(?:doi\s*:?\s*(?:https?://(?:dx\.)?doi\.org/\s?)?|https?://(?:dx\.)?doi\.org/\s?){_DOI_NAME}"
+# "(2019) 9:585", GROBID sometimes stopping after the year.
+_VOLUME = r"\(\s?\d{4}\s?\)(?:\s?\d{1,4}\s?:\s?\d{1,6})?"
+# Nature's journals that print their name before the "|". Another journal's name stays in the
+# text; the rest of its head is still found ("| (2019) 9:585 | DOI:..." needs no name).
+_JOURNAL = ("(?:ARTICLE\\s+)?(?:(?:SCIENTIFIC\\s+)?REPORTS|NATURE\\s+COMMUNICATIONS|COMMUNICATIONS\\s+BIOLOGY"
+            "|CELL\\s+DEATH\\s+(?:and|&)\\s+DISEASE|CELL\\s+DEATH\\s+DISCOVERY|CELL\\s+DISCOVERY)")
+# GROBID mixes the case of a name set in small capitals ("SCIEntIfIC RePORTs") but keeps each
+# word's capital: prose such as "the reports |" is no journal name.
+_JOURNAL = re.sub(r"\b([A-Z])([A-Z]+)\b", r"(?-i:\1)\2", _JOURNAL)
+_SITE = r"www\.nature\.com/[a-z]*"
+_PLOS = r"PLOS\s+(?:ONE|BIOLOGY|MEDICINE|GENETICS|PATHOGENS|COMPUTATIONAL\s+BIOLOGY|NEGLECTED\s+TROPICAL\s+DISEASES)"
+_DATE = rf"{_MONTH}\s?\d{{1,2}},\s?\d{{4}}"
+# A journal's name or abbreviation in a running head: "Diabetol Metab Syndr", "Journal of Open Hardware".
+_TITLE = r"(?-i:[A-Z][\w.&-]*(?:\s+(?:[A-Z][\w.&-]*|of|and|in|&)){0,8})"
+_PAGE_OF = r"(?-i:Page)\s+\d{1,4}\s+of\s+\d{1,4}"
+_AUTHORS = r"(?-i:[A-Z][\w'’-]+(?:(?:,\s?|\s+and\s+|\s+&\s+)[A-Z][\w'’-]+)*(?:\s+et\s+al\.?)?)"
+
+_PATTERNS = [
+    # Nature's journals: "SCIENTIFIC REPORTS | (2019) 9:585 | DOI:10.1038/...", "NATURE
+    # COMMUNICATIONS | (2019) 10:439 | https://doi.org/... | www.nature.com/naturecommunications",
+    # "NATURE COMMUNICATIONS | https://doi.org/... ARTICLE", or pieces of these.
+    rf"(?:{_JOURNAL}\s*)?\|\s*{_VOLUME}\s*\|\s*{_DOI_LINK}(?:\s*\|\s*{_SITE})?",
+    rf"{_JOURNAL}\s*\|\s*{_DOI_LINK}(?:\s+ARTICLE\b)?",
+    rf"{_JOURNAL}\s*\|\s*{_VOLUME}(?:\s*\|)?",
+    rf"{_JOURNAL}\s*\|",
+    # PLOS: "PLOS ONE | https://doi.org/10.1371/journal.pone.0210065 December 31, 2018 28 / 28".
+    rf"{_PLOS}\s*\|\s*{_DOI_LINK}(?:\s*{_DATE})?(?:\s*\d{{1,4}}\s?/\s?\d{{1,4}}\b)?",
+    # PeerJ: "PeerJ 6:e5504; DOI 10.7717/peerj.5504" and "Artemio et al. (2018), PeerJ, DOI ...".
+    rf"(?:{_AUTHORS}\s*\(\d{{4}}\),\s*)?PeerJ(?:\s+Comput(?:er|\.)\s+Sci(?:ence|\.)?)?(?:,|\s+\d+:e\d+;)\s*{_DOI_LINK}",
+    # BMC: "Page 6 of 12 Zhu et al. Diabetol Metab Syndr (2019) 11:9", in either order.
+    rf"{_PAGE_OF}(?:\s+{_AUTHORS}\s+{_TITLE}\s+\(\d{{4}}\)\s?\d{{1,4}}:\d{{1,6}})?",
+    rf"{_AUTHORS}\s+{_TITLE}\s+\(\d{{4}}\)\s?\d{{1,4}}:\d{{1,6}}\s+{_PAGE_OF}",
+    # PLOS's first page: the hidden text of its "check for updates" badges.
+    r"\ba1{10}\b(?:\s+a1{10}\b)*",
+    # A figure's or table's own DOI link printed after its caption (PLOS, PeerJ).
+    r"(?:Full-size\s+)?(?:doi\s*:?\s*|https?://(?:dx\.)?doi\.org/\s?)10\.\d{4,9}/[^\s|]*?"
+    r"(?:\.[gt]\d{3}|/(?:fig|table)-\d+)(?![\w/.-])",
+]
+_RUNNING_HEAD = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
+
+
+def _own_doi_pattern(doi: str) -> re.Pattern:
+    """The paper's own DOI printed mid-sentence or last, with the authors and page beside it.
+
+    "doi:10.2218/ijdc.v11i2.390 Soito and Hwang | 53", "Jonveaux et al. Journal of Open
+    Hardware DOI: 10.5334/joh.28". Matched only where text goes on after it with a word or a
+    bracket, or where the text ends with it; never before a full stop or a closing bracket:
+    "accompanies this paper at https://doi.org/...." is the paper's own sentence.
+    """
+    name = re.escape(doi.strip())
+    return re.compile(
+        rf"(?:(?-i:[A-Z][\w'’-]+)\s+et\s+al\.\s+{_TITLE}\s+)?"
+        rf"(?:doi\s*:?\s*(?:https?://(?:dx\.)?doi\.org/\s?)?|https?://(?:dx\.)?doi\.org/\s?)?{name}"
+        rf"(?:(?:\s+{_AUTHORS})?\s*\|\s*\d{{1,4}}\b|(?=\s+[^\W\d_]|\s+\(|\s*$))",
+        re.IGNORECASE,
+    )
+
+
+def running_head_spans(text: str, own_doi: Optional[str] = None) -> list[tuple[int, int]]:
+    """(start, end) offsets of the running heads and figure DOI links in ``text``, in order.
+
+    ``own_doi`` is the paper's DOI ("10.2218/ijdc.v11i2.390", from its header) when known.
+    Spans do not overlap.
+    """
+    spans = [match.span() for match in _RUNNING_HEAD.finditer(text)]
+    if own_doi and own_doi.strip():
+        spans.extend(match.span() for match in _own_doi_pattern(own_doi).finditer(text))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def prints_doi(text: str, doi: Optional[str]) -> bool:
+    """Whether ``text`` prints the DOI ``doi`` (case-insensitive); False when ``doi`` is unknown."""
+    return bool(doi and doi.strip()) and doi.strip().lower() in text.lower()

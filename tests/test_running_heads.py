@@ -1,0 +1,210 @@
+"""Running heads and feet that GROBID leaves in the text, cut out by the TEI reader.
+
+The strings below are copied from the real TEI files of ``../shared/data``; the reader tests
+read those files.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scholarly_nlp import read_paper
+from scholarly_nlp.paper import Block, InlineRef
+from scholarly_nlp.readers.cuts import cut_block, cut_text
+from scholarly_nlp.text.running_heads import prints_doi, running_head_spans
+
+from conftest import data_path
+
+
+def _cut(text: str, doi=None) -> str:
+    return cut_text(text, running_head_spans(text, doi))
+
+
+# -- the patterns -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, expected", [
+    # Scientific Reports, its name in GROBID's mixed case, inside a sentence across a page break.
+    ("the same development state were housed. SCIEntIfIC RePORTs | (2019) 9:620 | "
+     "DOI:10.1038/s41598-018-36432-x midgut they germinate",
+     "the same development state were housed. midgut they germinate"),
+    # The volume digits after GROBID made citation refs of them ("9 :585", "10 .1038").
+    ("SCIeNTIfIC REpORTS | (2019) 9 :320 | DOI: 10 .1038/s41598-018-35685-w tracking of the flu",
+     "tracking of the flu"),
+    ("Scientific RepoRts | (2019) 9:458 | https://doi.org/10.1038/s41598-018-36450-9 and ε4/4).",
+     "and ε4/4)."),
+    # Nature Communications: the head of one page and the foot of the next.
+    ("is about 5.9% NATURE COMMUNICATIONS | https://doi.org/10.1038/s41467-018-08104-x ARTICLE "
+     "NATURE COMMUNICATIONS | (2019) 10:435 | https://doi.org/10.1038/s41467-018-08104-x | "
+     "www.nature.com/naturecommunications developed a technology",
+     "is about 5.9% developed a technology"),
+    ("towards the N domainARTICLE NATURE COMMUNICATIONS | (2019) 10:407 | "
+     "https://doi.org/10.1038/s41467-018-08176-9 | www.nature.com/naturecommunications surface",
+     "towards the N domain surface"),
+    ("| (2019) 10:439 | https://doi.org/10.1038/s41467-018-08034-8 | www.nature.com/naturecommunications",
+     ""),
+    ("SCIENTIFIC REPORTS |(", "("),
+    # PLOS: the foot with its date and page, glued to the DOI or not, and the badges' text.
+    ("This difference has been PLOS ONE | https://doi.org/10.1371/journal.pone.0209582 December 31, "
+     "2018 1 / 23 a1111111111 a1111111111 a1111111111",
+     "This difference has been"),
+    ("PLOS ONE | https://doi.org/10.1371/journal.pone.0237178August 25, 2020", ""),
+    # A figure's own DOI link after its caption (PLOS, PeerJ).
+    ("Fig 2. Common BCI loop. https://doi.org/10.1371/journal.pone.0210145.g002", "Fig 2. Common BCI loop."),
+    ("training time.https://doi.org/10.1371/journal.pone.0210145.t003 1. Communication.",
+     "training time. 1. Communication."),
+    ("according to Kruskal test. Full-size DOI: 10.7717/peerj.5504/fig-2", "according to Kruskal test."),
+    # PeerJ's citation line on the first page.
+    ("tropical species. PeerJ 6:e5504; DOI 10.7717/peerj.5504 good combustion parameters.",
+     "tropical species. good combustion parameters."),
+    # BMC: page and citation line, in either order.
+    ("## (p < 0.01) and ### (p < 0.001) Page 6 of 12 Zhu et al. Diabetol Metab Syndr (2019) 11:9 1α,25(OH) 2 D 3 .",
+     "## (p < 0.01) and ### (p < 0.001) 1α,25(OH) 2 D 3 ."),
+])
+def test_publishers_running_heads_are_cut(text, expected):
+    assert _cut(text) == expected
+
+
+def test_own_doi_inside_a_sentence_is_a_running_head_with_its_authors_and_page():
+    doi = "10.2218/ijdc.v11i2.390"  # IJDC prints "doi:... Soito and Hwang | 53" on every page
+    assert _cut("relies upon code doi:10.2218/ijdc.v11i2.390 libraries written by others.", doi) == \
+        "relies upon code libraries written by others."
+    assert _cut("design pilots or doi:10.2218/ijdc.v11i2.390 Soito and Hwang | 57 experiments to address", doi) == \
+        "design pilots or experiments to address"
+    # A foot that ends a paragraph, with the authors and the journal before the DOI.
+    assert _cut("and high voltage in blue. Jonveaux et al. Journal of Open Hardware DOI: 10.5334/joh.28",
+                "10.5334/joh.28") == "and high voltage in blue."
+    # Without the paper's DOI the same text is left alone: a DOI alone is no running head.
+    assert _cut("relies upon code doi:10.2218/ijdc.v11i2.390 libraries written by others.") == \
+        "relies upon code doi:10.2218/ijdc.v11i2.390 libraries written by others."
+
+
+@pytest.mark.parametrize("text", [
+    "Supplementary information accompanies this paper at https://doi.org/10.1038/s41598-018-36432-x.",
+    "The online version of this article (https://doi.org/10.1038/s41598-018-36432-x) contains supplementary material.",
+    "The dataset is at https://doi.org/10.5061/dryad.abc123 and the code on GitHub.",
+    "the norm |x| of the reports | the scientific reports of 2019",
+    "as reported earlier (2019) 9:620 patients were enrolled",
+    "see page 6 of 12 in the appendix; Zhu et al. (2019) found",
+])
+def test_the_papers_own_sentences_are_not_running_heads(text):
+    assert running_head_spans(text, "10.1038/s41598-018-36432-x") == []
+
+
+def test_prints_doi():
+    assert prints_doi("See https://doi.org/10.7717/PeerJ.5504.", "10.7717/peerj.5504")
+    assert not prints_doi("no DOI here", "10.7717/peerj.5504")
+    assert not prints_doi("10.7717/peerj.5504", None)
+
+
+# -- cutting a block ---------------------------------------------------------------------
+
+
+def _block() -> Block:
+    #        0         1         2         3         4         5         6
+    #        0123456789012345678901234567890123456789012345678901234567890123456789
+    text = "Risk of HCC [3]. SR | (2019) 9:585 | DOI:10.1/x of decompensation [4]."
+    head = text.index("SR |")
+    nine = text.index("9:585")
+    refs = [InlineRef(start=12, end=15, kind="bibr", target="b2"),
+            InlineRef(start=nine, end=nine + 1, kind="bibr", target="b8"),
+            InlineRef(start=text.index("[4]"), end=text.index("[4]") + 3, kind="bibr", target="b3")]
+    sentences = [(0, 16), (head, len(text))]
+    return Block(kind="paragraph", text=text, refs=refs, sentences=sentences, section=0)
+
+
+def test_cut_block_moves_refs_and_sentences_and_drops_what_the_cut_held():
+    block = _block()
+    start, end = block.text.index("SR |"), block.text.index(" of decompensation")
+    cut = cut_block(block, [(start, end)])
+    assert cut.text == "Risk of HCC [3]. of decompensation [4]."
+    assert [(cut.text[r.start:r.end], r.target) for r in cut.refs] == [("[3]", "b2"), ("[4]", "b3")]
+    assert [cut.text[a:b] for a, b in cut.sentences] == ["Risk of HCC [3].", "of decompensation [4]."]
+    cut.check()
+    assert block.text.startswith("Risk of HCC [3]. SR")  # the original is untouched
+
+
+def test_cut_block_keeps_a_ref_around_the_cut_and_drops_a_sentence_that_was_all_cut():
+    text = "(Rollins, Barton, doi:10.2/y Bergin and Lee, 2014). HEAD ONLY."
+    head = text.index("doi:")
+    block = Block(kind="paragraph", text=text, section=0,
+                  refs=[InlineRef(start=0, end=text.index(")") + 1, kind="bibr", target="b1")],
+                  sentences=[(0, text.index(").") + 2), (text.index("HEAD"), len(text))])
+    cut = cut_block(block, [(head, head + len("doi:10.2/y")), (text.index("HEAD"), len(text))])
+    assert cut.text == "(Rollins, Barton, Bergin and Lee, 2014)."
+    assert [cut.text[r.start:r.end] for r in cut.refs] == ["(Rollins, Barton, Bergin and Lee, 2014)"]
+    assert [cut.text[a:b] for a, b in cut.sentences] == ["(Rollins, Barton, Bergin and Lee, 2014)."]
+    cut.check()
+
+
+def test_cut_block_with_nothing_left_is_none_and_without_spans_is_the_block():
+    block = _block()
+    assert cut_block(block, [(0, len(block.text))]) is None
+    assert cut_block(block, []) is block
+
+
+# -- the TEI reader on real files ----------------------------------------------------------
+
+
+def _texts(paper, kind):
+    return [b.text for b in paper.blocks if b.kind == kind]
+
+
+@pytest.mark.needs_data("tei/biomed")
+def test_scientific_reports_heads_and_their_citation_refs_are_gone():
+    paper = read_paper(data_path("tei", "biomed", "10.1038%2Fs41598-018-36734-0.tei.xml"))
+    paper.check()
+    everything = " ".join(b.text for b in paper.blocks)
+    assert "SCIENTIFIC REPORTS" not in everything and "(2019) 9:585" not in everything
+    continued = next(b for b in paper.blocks if b.text.startswith("of decompensation and the risk of HCC"))
+    # GROBID's refs to works 9 and 10 were the head's volume and DOI digits.
+    cited = [(continued.text[r.start:r.end], r.target) for r in continued.refs if r.kind == "bibr"]
+    assert cited[:3] == [("[3]", "b2"), ("[4]", "b3"), ("[5]", "b4")]
+    assert ("9", "b8") not in cited and ("10", "b9") not in cited
+    # Another paper: a head inside a sentence goes; the paper's own sentence giving its DOI stays.
+    other = read_paper(data_path("tei", "biomed", "10.1038%2Fs41598-018-36432-x.tei.xml"))
+    paragraphs = _texts(other, "paragraph")
+    assert any("As soon as spores arrive to larvae midgut they germinate" in t for t in paragraphs)
+    assert any(t.endswith("under the same development state were housed.") for t in _texts(other, "caption"))
+    assert not any("RePORTs |" in b.text for b in other.blocks)
+    assert any("accompanies this paper at https://doi.org/10.1038/s41598-018-36432-x." in t for t in paragraphs)
+
+
+@pytest.mark.needs_data("tei/biomed")
+def test_nature_communications_feet_are_no_footnotes():
+    paper = read_paper(data_path("tei", "biomed", "10.1038%2Fs41467-018-08034-8.tei.xml"))
+    assert not any("NATURE COMMUNICATIONS |" in t or "www.nature.com" in t for t in _texts(paper, "footnote"))
+    assert not any("| (2019)" in t for t in _texts(paper, "caption"))
+
+
+@pytest.mark.needs_data("tei/biomed")
+def test_plos_captions_lose_their_doi_links_and_the_badges_text_is_gone():
+    paper = read_paper(data_path("tei", "biomed", "10.1371%2Fjournal.pone.0210145.tei.xml"))
+    captions = _texts(paper, "caption")
+    assert "Fig 2. Common BCI loop." in captions
+    assert not any("doi.org/10.1371/journal.pone.0210145" in t for t in captions)
+    assert not any("PLOS ONE |" in t for t in _texts(paper, "footnote"))
+    assert "https://doi.org/10.1371/journal.pone.0210145.g" not in " ".join(b.text for b in paper.blocks)
+    badges = read_paper(data_path("tei", "biomed", "10.1371%2Fjournal.pone.0199520.tei.xml"))
+    assert not any("a1111111111" in b.text for b in badges.blocks)
+    assert any(b.text.endswith("an economical and green process for the treatment of pharmaceutical sludge "
+                               "is strongly desired.") for b in badges.blocks)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_table_whose_caption_was_only_its_doi_link_is_captioned_from_its_head():
+    paper = read_paper(data_path("pdf-pairs", "ser763_entanglement-rates-and.tei.xml"))
+    captions = _texts(paper, "caption")
+    assert any(t.startswith("Table 2: Entanglement rates for Steller and California sea lions") for t in captions)
+    assert not any("doi.org" in t for t in captions)
+    assert not any("PLOS ONE" in t for t in _texts(paper, "footnote"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_journal_no_pattern_names_is_found_by_the_papers_own_doi():
+    paper = read_paper(data_path("pdf-pairs", "upmchk_paper4.tei.xml"))
+    paper.check()
+    paragraphs = _texts(paper, "paragraph")
+    assert not any("doi:10.2218/ijdc.v11i2.390" in t for t in paragraphs)
+    assert any("relies upon code libraries written by others" in t for t in paragraphs)
+    assert not any("Soito and Hwang |" in t for t in paragraphs)
