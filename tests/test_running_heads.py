@@ -11,7 +11,7 @@ import pytest
 from scholarly_nlp import read_paper
 from scholarly_nlp.paper import Block, InlineRef
 from scholarly_nlp.readers.cuts import cut_block, cut_text
-from scholarly_nlp.text.running_heads import prints_doi, running_head_spans
+from scholarly_nlp.text.running_heads import prints_doi, running_head_spans, running_title
 
 from conftest import data_path
 
@@ -208,3 +208,45 @@ def test_a_journal_no_pattern_names_is_found_by_the_papers_own_doi():
     assert not any("doi:10.2218/ijdc.v11i2.390" in t for t in paragraphs)
     assert any("relies upon code libraries written by others" in t for t in paragraphs)
     assert not any("Soito and Hwang |" in t for t in paragraphs)
+
+
+# -- PLOS's running title -------------------------------------------------------------------
+
+
+def test_running_title_is_the_lead_that_texts_share_before_the_foot():
+    title = "Sex hormone effects on post-injury synovial inflammation"
+    texts = [  # from 10.1371/journal.pone.0209582: the first page's foot follows prose
+        "This difference has been PLOS ONE | https://doi.org/10.1371/journal.pone.0209582 December 31, 2018 1 / 23",
+        f"https://doi.org/10.1371/journal.pone.0209582.g001 {title} PLOS ONE | https://doi.org/10.1371/journal.pone.0209582",
+        f"Greenspan et al. (2004) [38] . {title} PLOS ONE | https://doi.org/10.1371/journal.pone.0209582",
+    ]
+    assert running_title(texts) == title
+    spans = running_head_spans(f"as reported by Greenspan et al. (2004) [38] . {title}", title=title)
+    assert cut_text(f"as reported by Greenspan et al. (2004) [38] . {title}", spans) == \
+        "as reported by Greenspan et al. (2004) [38] ."
+
+
+def test_running_title_from_two_leads_that_end_alike():
+    title = "Health-seeking pathways and delay in tuberculosis diagnosis"  # 10.1371/journal.pone.0207995
+    assert running_title([f"(Formal Approval Number: IREC {title} PLOS ONE | https://doi.org/x",
+                          f"Fig 2. Schematic model. {title} PLOS ONE | https://doi.org/y"]) == title
+
+
+def test_no_running_title_from_prose_or_from_a_text_given_twice():
+    twice = "inside real pore networks. It has PLOS ONE | https://doi.org/10.1371/journal.pone.0207489 1 / 14"
+    assert running_title([twice, twice]) is None
+    assert running_title(["the impacts on PLOS ONE | https://doi.org/a", "islands, the impacts on PLOS ONE | https://doi.org/b"]) is None
+    assert running_title(["no foot here", "nor here"]) is None
+
+
+@pytest.mark.needs_data("tei/biomed")
+def test_plos_running_title_is_cut_from_the_middle_of_sentences():
+    paper = read_paper(data_path("tei", "biomed", "10.1371%2Fjournal.pone.0206079.tei.xml"))
+    paper.check()
+    short = "Characterization of a fractured basement reservoir using high-resolution 3D seismic and well logs"
+    assert not any(short in b.text for b in paper.blocks)
+    assert any("The top of the basement is structurally tilted in the north direction" in b.text for b in paper.blocks)
+    assert paper.title.startswith("Characterization of a fractured basement reservoir")  # the real title stays
+    # A paper whose only foot follows prose learns no title.
+    assert any("It has also been argued" in b.text
+               for b in read_paper(data_path("tei", "biomed", "10.1371%2Fjournal.pone.0207489.tei.xml")).blocks)

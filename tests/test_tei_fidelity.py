@@ -16,7 +16,7 @@ from scholarly_nlp.doc.builder import paper_to_doc
 from scholarly_nlp.readers.tei import parse_tei, read_tei
 from scholarly_nlp.readers.tei_parts import back_matter_kind, bib_year, is_supplementary_mention, table_caption_from_cells
 from scholarly_nlp.text.normalize import _LINE_BREAK_HYPHEN, TextAccumulator
-from scholarly_nlp.text.running_heads import prints_doi, running_head_spans
+from scholarly_nlp.text.running_heads import prints_doi, running_head_spans, running_title
 
 from conftest import shared
 
@@ -78,14 +78,16 @@ def _read_words(root: etree._Element) -> Counter:
 
 
 def _running_heads(root: etree._Element) -> list[str]:
-    """The running heads the reader cuts on purpose: head spans of each paragraph, formula and
-    caption, and whole footnotes that print one or the paper's DOI."""
+    """The running heads the reader cuts on purpose: head spans (running title included) of
+    each paragraph, formula and caption, and whole footnotes that print one or the paper's DOI."""
     doi_el = root.find(f"{TEI}teiHeader/{TEI}fileDesc/{TEI}sourceDesc/{TEI}biblStruct//{TEI}idno[@type='DOI']")
     doi = _collapse(doi_el.text or "") if doi_el is not None else None
+    units = list(root.iter(f"{TEI}p", f"{TEI}note", f"{TEI}formula", f"{TEI}figDesc"))
+    title = running_title(_collapse("".join(unit.itertext())) for unit in units)
     heads = []
-    for unit in root.iter(f"{TEI}p", f"{TEI}note", f"{TEI}formula", f"{TEI}figDesc"):
+    for unit in units:
         text = _collapse(_spaced_text(unit))
-        spans = running_head_spans(text, doi)
+        spans = running_head_spans(text, doi, title)
         if unit.tag == f"{TEI}note" and unit.get("place") == "foot" and (spans or prints_doi(text, doi)):
             heads.append(text)
         else:

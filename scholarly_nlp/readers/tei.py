@@ -28,7 +28,7 @@ from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.drop_caps import word_counts
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
-from ..text.running_heads import prints_doi, running_head_spans
+from ..text.running_heads import prints_doi, running_head_spans, running_title
 from .cuts import cut_block, cut_text
 from .limits import ReadLimits, check_input_file
 from .tei_authors import person_name, read_header_authors
@@ -218,6 +218,7 @@ class _TeiBuilder:
         self._body_started = False
         doi = root.find("t:teiHeader/t:fileDesc/t:sourceDesc/t:biblStruct//t:idno[@type='DOI']", NS)
         self._doi = collapse_whitespace(doi.text or "") if doi is not None and doi.text else None
+        self._running_title = _running_title(root)
 
     def build(self) -> Paper:
         """Fill the paper: floats, formulas and footnotes first (to resolve refs), then text in reading order."""
@@ -390,7 +391,7 @@ class _TeiBuilder:
         text = acc.text()
         if not text:
             return None
-        spans = running_head_spans(text, self._doi)
+        spans = running_head_spans(text, self._doi, self._running_title)
         if kind == "footnote" and (spans or prints_doi(text, self._doi)):
             return None
         block = Block(kind=kind, text=text, refs=refs, sentences=sentences or None, section=section)
@@ -401,7 +402,7 @@ class _TeiBuilder:
 
     def _without_running_heads(self, text: str) -> str:
         """``text`` with its running heads cut out; "" when they were all it had to say."""
-        spans = running_head_spans(text, self._doi)
+        spans = running_head_spans(text, self._doi, self._running_title)
         if not spans:
             return text
         text = cut_text(text, spans)
@@ -563,6 +564,15 @@ class _TeiBuilder:
         for n, bibl in enumerate(self.root.iterfind("t:text/t:back//t:listBibl/t:biblStruct", NS)):
             bib_id = bibl.get(XML_ID) or f"b{n}"
             self.paper.bibliography[bib_id] = _bib_entry(bibl, bib_id)
+
+
+def _running_title(root: etree._Element) -> Optional[str]:
+    """The short title printed on every page (PLOS), from the texts of paragraphs, notes and floats."""
+    text = root.find("t:text", NS)
+    if text is None:
+        return None
+    units = text.iter(f"{{{TEI_NS}}}p", f"{{{TEI_NS}}}note", f"{{{TEI_NS}}}figDesc", f"{{{TEI_NS}}}formula")
+    return running_title(collapse_whitespace("".join(unit.itertext())) for unit in units)
 
 
 def _formula_text(formula: etree._Element) -> str:

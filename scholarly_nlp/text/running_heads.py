@@ -17,9 +17,11 @@ the middle of a sentence.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from collections import Counter
+from itertools import combinations
+from typing import Iterable, Optional
 
-__all__ = ["running_head_spans"]
+__all__ = ["prints_doi", "running_head_spans", "running_title"]
 
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 # The DOI's suffix ends at whitespace, a "|" or a date glued to it ("...0237178August 25, 2020").
@@ -83,15 +85,69 @@ def _own_doi_pattern(doi: str) -> re.Pattern:
     )
 
 
-def running_head_spans(text: str, own_doi: Optional[str] = None) -> list[tuple[int, int]]:
+_PLOS_FOOT = re.compile(rf"{_PLOS}\s*\|", re.IGNORECASE)
+# Where a sentence ends and the next begins: the short title printed before a foot starts after it.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s*(?=[A-Z0-9])")
+_MAX_TITLE_WORDS = 25
+
+
+def running_title(texts: Iterable[str]) -> Optional[str]:
+    """The short title PLOS prints at the top of every page, learnt from the paper's texts.
+
+    GROBID puts it right before the foot ("Sex hormone effects on post-injury synovial
+    inflammation PLOS ONE | https://doi.org/...") and elsewhere into the middle of sentences.
+    The words before a foot, after the last sentence end or figure DOI link, are a lead; the
+    title is a lead that two different texts share, else the longest ending two leads share,
+    else a lone lead that another text repeats. It has 2 to 25 words and starts with a capital
+    or a digit; a text GROBID gave twice counts once.
+    """
+    texts = list(dict.fromkeys(texts))
+    leads: list[tuple[str, ...]] = []
+    for text in texts:
+        for foot in _PLOS_FOOT.finditer(text):
+            lead = text[: foot.start()]
+            links = list(_RUNNING_HEAD.finditer(lead))
+            if links:
+                lead = lead[links[-1].end():]
+            words = tuple(_SENTENCE_END.split(lead)[-1].split())
+            if words:  # the first page's foot has no title before it
+                leads.append(words)
+                break
+    counts = Counter(leads)
+    title = None
+    if counts and counts.most_common(1)[0][1] >= 2:
+        title = counts.most_common(1)[0][0]
+    elif len(leads) >= 2:
+        title = max((_common_ending(a, b) for a, b in combinations(leads, 2)), key=len)
+    elif len(leads) == 1 and len(leads[0]) >= 3:
+        lone = " ".join(leads[0])
+        title = leads[0] if sum(lone in text for text in texts) >= 2 else None
+    if not title or not 2 <= len(title) <= _MAX_TITLE_WORDS or not (title[0][:1].isupper() or title[0][:1].isdigit()):
+        return None
+    return " ".join(title)
+
+
+def _common_ending(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    """The words both ``a`` and ``b`` end with."""
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return a[len(a) - n:]
+
+
+def running_head_spans(text: str, own_doi: Optional[str] = None,
+                       title: Optional[str] = None) -> list[tuple[int, int]]:
     """(start, end) offsets of the running heads and figure DOI links in ``text``, in order.
 
-    ``own_doi`` is the paper's DOI ("10.2218/ijdc.v11i2.390", from its header) when known.
+    ``own_doi`` is the paper's DOI ("10.2218/ijdc.v11i2.390", from its header) when known;
+    ``title`` its running title (:func:`running_title`), each occurrence of which is a head.
     Spans do not overlap.
     """
     spans = [match.span() for match in _RUNNING_HEAD.finditer(text)]
     if own_doi and own_doi.strip():
         spans.extend(match.span() for match in _own_doi_pattern(own_doi).finditer(text))
+    if title:
+        spans.extend(match.span() for match in re.finditer(re.escape(title), text))
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
