@@ -28,7 +28,7 @@ from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.drop_caps import word_counts
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
-from ..text.running_heads import prints_doi, running_head_spans, running_title
+from ..text.running_heads import prints_doi, prints_title_foot, running_head_spans, running_title
 from .cuts import cut_block, cut_text
 from .limits import ReadLimits, check_input_file
 from .tei_authors import person_name, read_header_authors
@@ -569,7 +569,7 @@ class _TeiBuilder:
 def _running_title(root: etree._Element) -> Optional[str]:
     """The short title printed on every page (PLOS), from the texts of paragraphs, notes and floats."""
     text = root.find("t:text", NS)
-    if text is None:
+    if text is None or not prints_title_foot("".join(text.itertext())):
         return None
     units = text.iter(f"{{{TEI_NS}}}p", f"{{{TEI_NS}}}note", f"{{{TEI_NS}}}figDesc", f"{{{TEI_NS}}}formula")
     return running_title(collapse_whitespace("".join(unit.itertext())) for unit in units)
