@@ -75,6 +75,23 @@ def test_a_head_without_letters_or_digits_starts_no_section(nlp):
     assert any(s.startswith("Here, we report ultra-high on-chip optical gain") for s in intro)
 
 
+@pytest.mark.needs_data("tei/acl")
+def test_an_introduction_head_run_into_the_first_paragraph_becomes_its_head(nlp):
+    """GROBID 0.5 gives PLOS's first head as the first word of the first paragraph (8 papers)."""
+    path = BIOMED / "10.1371%2Fjournal.pone.0206079.tei.xml"
+    paper = read_paper(path)
+    assert paper.sections[0].title == "Introduction"
+    heading, first = [b for b in paper.blocks if b.kind in ("heading", "paragraph")][:2]
+    assert (heading.kind, heading.text) == ("heading", "Introduction")
+    assert first.text.startswith("Basement reservoirs are a subset of naturally fractured reservoirs")
+    intro = _introduction(path, nlp)
+    assert intro[0].startswith("Basement reservoirs are")
+    assert intro[-1].startswith("The aim of this work is to perform comprehensive seismic")
+    # A paragraph's run-in head elsewhere is the paper's own text ("Results Table 2 summarizes ...").
+    acl = read_paper(data_path("tei", "acl", "D18-1523.tei.xml"))
+    assert any(b.text.startswith("Results Table 2 summarizes the results.") for b in acl.blocks)
+
+
 def test_scientific_reports_abstracts_are_abstract_sized():
     """Scientific Reports allows 200 words: before, 56 of the 60 papers read 260 or more."""
     papers = sorted(glob.glob(str(BIOMED / "10.1038*s41598*.tei.xml")))

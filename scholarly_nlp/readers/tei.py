@@ -42,6 +42,7 @@ from .tei_parts import (
     is_drop_cap,
     is_supplementary_mention,
     join_split_drop_cap,
+    split_run_in_introduction,
     looks_like_venue,
     table_caption_from_cells,
 )
@@ -357,6 +358,11 @@ class _TeiBuilder:
         if kind == BODY and not self._body_started:
             self._body_started = True
             join_split_drop_cap(p, lambda: word_counts(" ".join(self.root.itertext())))
+            if not self.paper.sections[section].title:
+                head = split_run_in_introduction(p)
+                if head:
+                    self.paper.sections[section].title = head
+                    self.paper.blocks.append(Block(kind="heading", text=head, section=section))
         block = self._paragraph_block(p, kind="paragraph", section=section)
         if block is not None:
             self.paper.blocks.append(block)

@@ -146,6 +146,29 @@ def join_split_drop_cap(paragraph: etree._Element, vocabulary: Callable[[], Coun
     return True
 
 
+# "Introduction Basement reservoirs are ...": GROBID 0.5 gives PLOS's first head as the first
+# word of the first paragraph.
+_RUN_IN_INTRODUCTION = re.compile(r"^(\s*)(Introduction|INTRODUCTION)\s+(?=[A-Z])")
+
+
+def split_run_in_introduction(paragraph: etree._Element) -> Optional[str]:
+    """The "Introduction" head GROBID ran into the body's first paragraph, cut from its text.
+
+    Edits the paragraph's first text in place (so its offsets are those of the text without
+    the head) and returns the head, or None when the paragraph does not open with one.
+    """
+    holder = _first_text(paragraph)
+    if holder is None:
+        return None
+    element, attribute = holder
+    text = getattr(element, attribute)
+    match = _RUN_IN_INTRODUCTION.match(text)
+    if match is None:
+        return None
+    setattr(element, attribute, match.group(1) + text[match.end():])
+    return match.group(2)
+
+
 def _first_text(element: etree._Element) -> Optional[tuple[etree._Element, str]]:
     """(element, "text" or "tail") holding the first non-blank text under ``element`` that a
     paragraph's text shows (notes, floats and formulas inside it are not read as its text)."""
