@@ -250,3 +250,22 @@ def test_plos_running_title_is_cut_from_the_middle_of_sentences():
     # A paper whose only foot follows prose learns no title.
     assert any("It has also been argued" in b.text
                for b in read_paper(data_path("tei", "biomed", "10.1371%2Fjournal.pone.0207489.tei.xml")).blocks)
+
+
+def test_a_sentence_that_grobid_ended_at_a_running_head_is_whole_again():
+    # 10.1038/s41598-018-36432-x: <s>... arrive to larvae SCIEntIfIC RePORTs | (2019) 9 :620 | DOI: 10 .1038/...</s><s>midgut ...
+    text = ("As soon as spores arrive to larvae SCIEntIfIC RePORTs | (2019) 9 :620 | DOI: 10 .1038/s41598-018-36432-x "
+            "midgut they germinate. Then they proliferate.")
+    second = text.index("midgut")
+    third = text.index("Then")
+    block = Block(kind="paragraph", text=text, section=0,
+                  sentences=[(0, second - 1), (second, third - 1), (third, len(text))])
+    cut = cut_block(block, running_head_spans(text))
+    assert [cut.text[a:b] for a, b in cut.sentences] == [
+        "As soon as spores arrive to larvae midgut they germinate.", "Then they proliferate."]
+    # A sentence that ended before the head stays ended.
+    text = "Larvae were housed. SCIENTIFIC REPORTS | (2019) 9:620 | DOI:10.1038/s41598-018-36432-x they germinate."
+    second = text.index("they")
+    cut = cut_block(Block(kind="paragraph", text=text, section=0, sentences=[(0, 19), (second, len(text))]),
+                    running_head_spans(text))
+    assert [cut.text[a:b] for a, b in cut.sentences] == ["Larvae were housed.", "they germinate."]

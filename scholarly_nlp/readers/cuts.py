@@ -72,5 +72,21 @@ def cut_block(block: Block, spans: list[tuple[int, int]]) -> Optional[Block]:
                 (a, _, new), (last_a, last_b, last_new) = inside[0], inside[-1]
                 sentences.append((new + max(start, a) - a, last_new + min(end, last_b) - last_a))
     text = " ".join(block.text[a:b] for a, b, _ in pieces)
+    if sentences:
+        sentences = _rejoin_sentences(text, sentences, {new for _, _, new in pieces[1:]})
     return replace(block, text=text, refs=refs, sentences=sentences or None)
+
+
+def _rejoin_sentences(text: str, sentences: list[tuple[int, int]], joins: set[int]) -> list[tuple[int, int]]:
+    """Merge two sentences that met only because of a cut: GROBID ends a sentence at a running
+    head it runs through ("... arrive to larvae" | "midgut they germinate ...")."""
+    merged = [sentences[0]]
+    for start, end in sentences[1:]:
+        last_start, last_end = merged[-1]
+        if (start in joins and last_end == start - 1 and text[last_end - 1] not in ".!?:;"
+                and text[start].islower()):
+            merged[-1] = (last_start, end)
+        else:
+            merged.append((start, end))
+    return merged
 
