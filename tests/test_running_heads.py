@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from scholarly_nlp import read_paper
+from scholarly_nlp.readers.tei import parse_tei
 from scholarly_nlp.paper import Block, InlineRef
 from scholarly_nlp.readers.cuts import cut_block, cut_text
 from scholarly_nlp.text.running_heads import prints_doi, running_head_spans, running_title
@@ -86,6 +87,7 @@ def test_own_doi_inside_a_sentence_is_a_running_head_with_its_authors_and_page()
     "the norm |x| of the reports | the scientific reports of 2019",
     "as reported earlier (2019) 9:620 patients were enrolled",
     "see page 6 of 12 in the appendix; Zhu et al. (2019) found",
+    "the Technical Reports | Data Sheets | Manuals of the vendor",
 ])
 def test_the_papers_own_sentences_are_not_running_heads(text):
     assert running_head_spans(text, "10.1038/s41598-018-36432-x") == []
@@ -93,6 +95,8 @@ def test_the_papers_own_sentences_are_not_running_heads(text):
 
 def test_prints_doi():
     assert prints_doi("See https://doi.org/10.7717/PeerJ.5504.", "10.7717/peerj.5504")
+    # A supplementary file's or figure's DOI starts with the paper's and is not it.
+    assert not prints_doi("S1 Fig. https://doi.org/10.1371/journal.pone.0210145.s001", "10.1371/journal.pone.0210145")
     assert not prints_doi("no DOI here", "10.7717/peerj.5504")
     assert not prints_doi("10.7717/peerj.5504", None)
 
@@ -134,6 +138,24 @@ def test_cut_block_keeps_a_ref_around_the_cut_and_drops_a_sentence_that_was_all_
     assert cut.text == "(Rollins, Barton, Bergin and Lee, 2014)."
     assert [cut.text[r.start:r.end] for r in cut.refs] == ["(Rollins, Barton, Bergin and Lee, 2014)"]
     assert [cut.text[a:b] for a, b in cut.sentences] == ["(Rollins, Barton, Bergin and Lee, 2014)."]
+    cut.check()
+
+
+def test_cut_block_at_the_start_with_adjacent_spans_and_a_ref_that_starts_inside_a_cut():
+    text = "HEAD ONE HEAD TWO (1) real text [2] MID more text."
+    refs = [InlineRef(start=text.index("TWO"), end=text.index("(1)") + 3, kind="bibr", target="b0"),
+            InlineRef(start=text.index("[2]"), end=text.index("[2]") + 3, kind="bibr", target="b1")]
+    sentences = [(0, text.index(" MID")), (text.index("MID"), text.index("MID") + 3),
+                 (text.index("more"), len(text))]
+    block = Block(kind="paragraph", text=text, refs=refs, sentences=sentences, section=0)
+    spans = [(0, 8), (8, text.index("TWO") + 3), (text.index("MID"), text.index("MID") + 3)]
+    cut = cut_block(block, spans)
+    assert cut.text == "(1) real text [2] more text."
+    # The ref that began inside the cut is gone, though its "(1)" is still there; [2] moved.
+    assert [(cut.text[r.start:r.end], r.target) for r in cut.refs] == [("[2]", "b1")]
+    # The sentence that was only "MID" is gone; the two it stood between met mid-sentence, so
+    # they are one (GROBID ends a sentence at a running head).
+    assert [cut.text[a:b] for a, b in cut.sentences] == ["(1) real text [2] more text."]
     cut.check()
 
 
@@ -200,6 +222,21 @@ def test_a_table_whose_caption_was_only_its_doi_link_is_captioned_from_its_head(
     assert not any("PLOS ONE" in t for t in _texts(paper, "footnote"))
 
 
+@pytest.mark.needs_data("tei/biomed", "tei/acl")
+def test_footnotes_that_are_furniture_go_and_a_caption_grobid_put_in_a_footnote_stays():
+    footnotes = _texts(read_paper(data_path("tei", "biomed", "10.1371%2Fjournal.pone.0207995.tei.xml")), "footnote")
+    assert "Fig 2. Schematic model of main treatment pathways followed by patients in West Pokot County." in footnotes
+    assert not any("PLOS ONE" in t or "Health-seeking pathways" in t for t in footnotes)
+    # A running title left alone in a footnote (0208249's was not learnt: it is printed nowhere else).
+    assert not _texts(read_paper(data_path("tei", "biomed", "10.1371%2Fjournal.pone.0208249.tei.xml")), "footnote")
+    # A proceedings line printing the paper's own DOI is a notice about the paper, no footnote.
+    acl = _texts(read_paper(data_path("tei", "acl", "P17-1086.tei.xml")), "footnote")
+    assert acl and not any("Proceedings of the 55th Annual Meeting" in t for t in acl)
+    # A footnote of numbers alone was never a running head and stays.
+    assert "* p < 0.1; **p < 0.05; ***p < 0.01;" in _texts(
+        read_paper(data_path("tei", "biomed", "10.1186%2Fs12914-019-0191-9.tei.xml")), "footnote")
+
+
 @pytest.mark.needs_data("pdf-pairs")
 def test_a_journal_no_pattern_names_is_found_by_the_papers_own_doi():
     paper = read_paper(data_path("pdf-pairs", "upmchk_paper4.tei.xml"))
@@ -232,9 +269,41 @@ def test_running_title_from_two_leads_that_end_alike():
                           f"Fig 2. Schematic model. {title} PLOS ONE | https://doi.org/y"]) == title
 
 
+def test_a_lone_lead_is_the_title_only_where_another_text_has_it_out_of_place():
+    foot = "PLOS ONE | https://doi.org/10.1371/journal.pone.0205655 November 28, 2018"
+    title = "Donor compensation and the poor"  # 10.1371/journal.pone.0205655
+    assert running_title([f"are compensated $0 or $75,000. {title} {foot}",
+                          f"waiting list). {title} It is clear from Table 2 and Fig 1"]) == title
+    # "In this study" before a foot, and as prose elsewhere: no title.
+    assert running_title(["from 40 patients. In this study PLOS ONE | https://doi.org/x 3 / 12 we show",
+                          "In this study, we also measured y."]) is None
+    # The lead's own text does not count as elsewhere.
+    assert running_title([f"are compensated $0 or $75,000. {title} {foot}"]) is None
+
+
+def test_a_running_title_is_cut_as_whole_words_only():
+    title = "Swine model of focal demyelination"
+    text = f"the Swine model of focal demyelinations here; {title} and"
+    assert cut_text(text, running_head_spans(text, title=title)) == "the Swine model of focal demyelinations here; and"
+
+
+def test_paragraphs_inside_a_note_do_not_count_twice_for_the_running_title():
+    # Newer GROBID nests paragraphs in footnotes: the note and its paragraph are one text.
+    tei = ("<TEI xmlns='http://www.tei-c.org/ns/1.0'><teiHeader><fileDesc><titleStmt><title>T</title></titleStmt>"
+           "</fileDesc></teiHeader><text><body><div><head>Introduction</head><p>This difference has been "
+           "observed before.</p></div>"
+           "<note place='foot' n='1'><p>1 Funding.</p><p>Other things happen. This difference has been "
+           "PLOS ONE | https://doi.org/10.1371/journal.pone.0209582 December 31, 2018 1 / 23</p></note>"
+           "</body></text></TEI>").encode()
+    paper = parse_tei(tei, source="nested.tei.xml")
+    assert any(b.text == "This difference has been observed before." for b in paper.blocks)
+
+
 def test_no_running_title_from_prose_or_from_a_text_given_twice():
     twice = "inside real pore networks. It has PLOS ONE | https://doi.org/10.1371/journal.pone.0207489 1 / 14"
     assert running_title([twice, twice]) is None
+    # Two leads that end alike in fewer than three words teach nothing ("Fig 1").
+    assert running_title(["as shown in Fig 1 PLOS ONE | https://doi.org/a", "(see Fig 1 PLOS ONE | https://doi.org/b"]) is None
     assert running_title(["the impacts on PLOS ONE | https://doi.org/a", "islands, the impacts on PLOS ONE | https://doi.org/b"]) is None
     assert running_title(["no foot here", "nor here"]) is None
 

@@ -13,7 +13,8 @@ import pytest
 from lxml import etree
 
 from scholarly_nlp.doc.builder import paper_to_doc
-from scholarly_nlp.readers.tei import parse_tei, read_tei
+from scholarly_nlp.readers.cuts import cut_text
+from scholarly_nlp.readers.tei import _only_furniture_left, parse_tei, read_tei
 from scholarly_nlp.readers.tei_parts import back_matter_kind, bib_year, is_supplementary_mention, table_caption_from_cells
 from scholarly_nlp.text.normalize import _LINE_BREAK_HYPHEN, TextAccumulator
 from scholarly_nlp.text.running_heads import prints_doi, running_head_spans, running_title
@@ -79,16 +80,20 @@ def _read_words(root: etree._Element) -> Counter:
 
 def _running_heads(root: etree._Element) -> list[str]:
     """The running heads the reader cuts on purpose: head spans (running title included) of
-    each paragraph, formula and caption, and whole footnotes that print one or the paper's DOI."""
+    each paragraph, formula and caption, and whole footnotes that are nothing else or that print
+    the paper's DOI outside a running foot."""
     doi_el = root.find(f"{TEI}teiHeader/{TEI}fileDesc/{TEI}sourceDesc/{TEI}biblStruct//{TEI}idno[@type='DOI']")
     doi = _collapse(doi_el.text or "") if doi_el is not None else None
-    units = list(root.iter(f"{TEI}p", f"{TEI}note", f"{TEI}formula", f"{TEI}figDesc"))
+    tags = {f"{TEI}p", f"{TEI}note", f"{TEI}formula", f"{TEI}figDesc"}
+    units = [u for u in root.iter(*tags) if not any(a.tag in tags for a in u.iterancestors())]
     title = running_title(_collapse("".join(unit.itertext())) for unit in units)
     heads = []
-    for unit in units:
+    for unit in root.iter(*tags):
         text = _collapse(_spaced_text(unit))
         spans = running_head_spans(text, doi, title)
-        if unit.tag == f"{TEI}note" and unit.get("place") == "foot" and (spans or prints_doi(text, doi)):
+        footnote = unit.tag == f"{TEI}note" and unit.get("place") == "foot"
+        notice = prints_doi(cut_text(text, running_head_spans(text, None, title)), doi)
+        if footnote and (spans and _only_furniture_left(cut_text(text, spans)) or notice):
             heads.append(text)
         else:
             heads.extend(text[start:end] for start, end in spans)
@@ -107,15 +112,19 @@ def _spaced_text(el: etree._Element) -> str:
 
 
 def _only_in_running_heads(missing: Counter, heads: list[str]) -> bool:
-    """Whether each marker the reader left out is in a running head it cut, or holds one."""
-    return all(any(text in head or head in text for head in heads) for _, text in missing)
+    """Whether each marker the reader left out is a word of a running head it cut (as often as
+    it is missing), or a ref GROBID ran into one ("(Rollins, Barton, doi:10.2218/...")."""
+    def times_in_heads(text: str) -> int:
+        return sum(len(re.findall(rf"(?<!\w){re.escape(text)}(?!\w)", head)) for head in heads)
+
+    return all(times_in_heads(text) >= n or any(head in text for head in heads) for (_, text), n in missing.items())
 
 
 @pytest.mark.slow
 def test_every_marker_is_exact_and_no_text_is_dropped_on_every_real_tei(nlp):
     files = sorted(shared("tei").glob("*/*.tei.xml")) + sorted(shared("pdf-pairs").glob("*.tei.xml"))
     assert len(files) > 600
-    markers = exact = overlaps = glued = words = lost = cut_markers = 0
+    markers = exact = overlaps = glued = words = lost = cut_markers = cut_words = 0
     kept = Counter()
     problems = []
     for path in files:
@@ -141,7 +150,13 @@ def test_every_marker_is_exact_and_no_text_is_dropped_on_every_real_tei(nlp):
                 glued += 1
             if span.end_char < len(text) and text[span.end_char].isalnum() and span.text[-1].isalnum():
                 glued += 1
-        need = _read_words(root) - Counter(re.findall(r"\w+", " ".join(heads)))
+        head_words = Counter(re.findall(r"\w+", " ".join(heads)))
+        need = _read_words(root)
+        # Cuts are page furniture: a small share of any paper's words (at most 6% here, a PLOS
+        # paper whose 14-word running title interrupts nine sentences).
+        assert sum(head_words.values()) <= 0.08 * max(1, sum(need.values())), path.name
+        need -= head_words
+        cut_words += sum(head_words.values())
         words += sum(need.values())
         lost += sum((need - Counter(re.findall(r"\w+", text))).values())
         for group in ("footnotes", "formulas", "back_matter"):
@@ -149,6 +164,7 @@ def test_every_marker_is_exact_and_no_text_is_dropped_on_every_real_tei(nlp):
     assert problems == [] and exact == markers > 40_000
     # Only GROBID's refs made of running heads' digits and DOIs ("(2019) <ref>9</ref>:585").
     assert cut_markers < 100, cut_markers
+    assert cut_words < 0.004 * words, (cut_words, words)  # 0.29% of the corpus's words
     assert overlaps == 0 and glued == 0
     # What is left is GROBID's own debris: words broken inside formulas, ids printed as anchors.
     assert lost / words < 0.0002, (lost, words)

@@ -45,7 +45,8 @@ def cut_block(block: Block, spans: list[tuple[int, int]]) -> Optional[Block]:
 
     An inline ref that starts or ends inside a cut is dropped (GROBID makes citation refs of a
     running head's volume digits); one around a cut closes over it ("(Rollins, Barton, [cut]
-    Bergin and Lee, 2014)"); refs and sentence offsets move with their text. A
+    Bergin and Lee, 2014)"); refs and sentence offsets move with their text. When every
+    sentence was cut away but text is left, ``sentences`` is None (the Doc builder segments it). A
     sentence keeps what is left of it, and goes when nothing is.
     """
     if not spans:
@@ -79,7 +80,8 @@ def cut_block(block: Block, spans: list[tuple[int, int]]) -> Optional[Block]:
 
 def _rejoin_sentences(text: str, sentences: list[tuple[int, int]], joins: set[int]) -> list[tuple[int, int]]:
     """Merge two sentences that met only because of a cut: GROBID ends a sentence at a running
-    head it runs through ("... arrive to larvae" | "midgut they germinate ...")."""
+    head it runs through ("... arrive to larvae" | "midgut they germinate ..."). A heuristic:
+    the first must end without ".!?:;" and the second start with a lower-case letter."""
     merged = [sentences[0]]
     for start, end in sentences[1:]:
         last_start, last_end = merged[-1]

@@ -42,8 +42,8 @@ from .tei_parts import (
     is_drop_cap,
     is_supplementary_mention,
     join_split_drop_cap,
-    split_run_in_introduction,
     looks_like_venue,
+    split_run_in_introduction,
     table_caption_from_cells,
 )
 
@@ -73,6 +73,10 @@ _MAX_PAGE = 100_000
 _MAX_COORD = 1e6
 #: An abstract's head that only names it ("Abstract", "ABSTRACT:", "Abstract—").
 _ABSTRACT_LABEL_RE = re.compile(r"^abstract\s*[.:—–-]?$", re.IGNORECASE)
+#: A word of three letters or more: a footnote without one, once its running heads are cut, is none.
+_WORD = re.compile(r"[^\W\d_]{3,}")
+#: The most words of a running title line left in a footnote (PLOS's short titles have up to 15).
+_MAX_TITLE_WORDS = 20
 
 
 def _parser() -> etree.XMLParser:
@@ -218,7 +222,7 @@ class _TeiBuilder:
         self._drop_cap = ""
         self._body_started = False
         doi = root.find("t:teiHeader/t:fileDesc/t:sourceDesc/t:biblStruct//t:idno[@type='DOI']", NS)
-        self._doi = collapse_whitespace(doi.text or "") if doi is not None and doi.text else None
+        self._doi = collapse_whitespace(doi.text) if doi is not None and doi.text else None
         self._running_title = _running_title(root)
 
     def build(self) -> Paper:
@@ -235,6 +239,7 @@ class _TeiBuilder:
         self._read_back()
         self._read_footnotes()
         self._read_captions()
+        self._unlink_dropped_footnotes()
         return self.paper
 
     # -- header -----------------------------------------------------------------------
@@ -362,7 +367,9 @@ class _TeiBuilder:
                 head = split_run_in_introduction(p)
                 if head:
                     self.paper.sections[section].title = head
-                    self.paper.blocks.append(Block(kind="heading", text=head, section=section))
+                    first = next((i for i, b in enumerate(self.paper.blocks) if b.section == section),
+                                 len(self.paper.blocks))
+                    self.paper.blocks.insert(first, Block(kind="heading", text=head, section=section))
         block = self._paragraph_block(p, kind="paragraph", section=section)
         if block is not None:
             self.paper.blocks.append(block)
@@ -383,9 +390,10 @@ class _TeiBuilder:
         """Flatten a ``p`` into text, inline refs and (when present) ``<s>`` sentence offsets.
 
         ``lead`` is text put before the paragraph as a sentence of its own (an abstract's head).
-        Running heads are cut out of the text (:func:`running_head_spans`); a footnote that
-        prints one, or the paper's own DOI, is page furniture (a journal's foot line, a download
-        stamp, a proceedings line) and gives no block.
+        Running heads are cut out of the text (:func:`running_head_spans`). A footnote gives no
+        block when it was a running head with at most a short title line left
+        (:func:`_only_furniture_left`), or when it prints the paper's own DOI outside a running
+        foot (a notice about the paper itself).
         """
         acc = TextAccumulator(join_broken_words=self._join_broken_words)
         if lead:
@@ -397,14 +405,22 @@ class _TeiBuilder:
         text = acc.text()
         if not text:
             return None
-        spans = running_head_spans(text, self._doi, self._running_title)
-        if kind == "footnote" and (spans or prints_doi(text, self._doi)):
-            return None
         block = Block(kind=kind, text=text, refs=refs, sentences=sentences or None, section=section)
-        if not spans:
-            return block
-        block = cut_block(block, spans)
-        return block if block is not None and any(c.isalnum() for c in block.text) else None
+        spans = running_head_spans(text, self._doi, self._running_title)
+        if spans:
+            block = cut_block(block, spans)
+            if block is None or not any(c.isalnum() for c in block.text):
+                return None
+        if kind == "footnote" and (spans and _only_furniture_left(block.text) or self._notice_of_the_paper(text)):
+            return None
+        return block
+
+    def _notice_of_the_paper(self, text: str) -> bool:
+        """Whether a footnote prints the paper's own DOI other than in a journal's running foot:
+        a proceedings line, a preprint's publication note, a download stamp."""
+        if not prints_doi(text, self._doi):
+            return False
+        return prints_doi(cut_text(text, running_head_spans(text, None, self._running_title)), self._doi)
 
     def _without_running_heads(self, text: str) -> str:
         """``text`` with its running heads cut out; "" when they were all it had to say."""
@@ -525,6 +541,14 @@ class _TeiBuilder:
                 block.id, block.label = note_id, self._footnote_numbers.get(note_id, "")
                 self.paper.blocks.append(block)
 
+    def _unlink_dropped_footnotes(self) -> None:
+        """A footnote anchor whose note was page furniture (no block) points nowhere."""
+        kept = {b.id for b in self.paper.blocks if b.kind == "footnote"}
+        for block in self.paper.blocks:
+            for ref in block.refs:
+                if ref.kind == "footnote" and ref.target is not None and ref.target not in kept:
+                    ref.target = None
+
     # -- floats -----------------------------------------------------------------------
     def _floats(self) -> list[tuple[etree._Element, str, str]]:
         """(element, kind, id) of every top-level ``figure`` in the text, in document order."""
@@ -572,12 +596,22 @@ class _TeiBuilder:
             self.paper.bibliography[bib_id] = _bib_entry(bibl, bib_id)
 
 
+def _only_furniture_left(text: str) -> bool:
+    """Whether what is left of a footnote once its running heads are cut is no note: no word,
+    or a short line that ends no sentence (a running title that was not learnt)."""
+    if not _WORD.search(text):
+        return True
+    return len(text.split()) <= _MAX_TITLE_WORDS and not text.rstrip().endswith((".", "!", "?", ")", "]"))
+
+
 def _running_title(root: etree._Element) -> Optional[str]:
     """The short title printed on every page (PLOS), from the texts of paragraphs, notes and floats."""
     text = root.find("t:text", NS)
     if text is None or not prints_title_foot("".join(text.itertext())):
         return None
-    units = text.iter(f"{{{TEI_NS}}}p", f"{{{TEI_NS}}}note", f"{{{TEI_NS}}}figDesc", f"{{{TEI_NS}}}formula")
+    tags = {f"{{{TEI_NS}}}{name}" for name in ("p", "note", "figDesc", "formula")}
+    # Outermost units only: a note's paragraphs are part of the note's text, not texts of their own.
+    units = (unit for unit in text.iter(*tags) if not any(a.tag in tags for a in unit.iterancestors()))
     return running_title(collapse_whitespace("".join(unit.itertext())) for unit in units)
 
 
