@@ -45,9 +45,9 @@ def cut_block(block: Block, spans: list[tuple[int, int]]) -> Optional[Block]:
 
     An inline ref that starts or ends inside a cut is dropped (GROBID makes citation refs of a
     running head's volume digits); one around a cut closes over it ("(Rollins, Barton, [cut]
-    Bergin and Lee, 2014)"); refs and sentence offsets move with their text. When every
-    sentence was cut away but text is left, ``sentences`` is None (the Doc builder segments it). A
-    sentence keeps what is left of it, and goes when nothing is.
+    Bergin and Lee, 2014)"); refs and sentence offsets move with their text. A sentence keeps
+    what is left of it and goes when nothing is; when no sentence is left but text is,
+    ``sentences`` is None (the Doc builder segments the text itself).
     """
     if not spans:
         return block

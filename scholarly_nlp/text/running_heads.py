@@ -140,11 +140,11 @@ def running_title(texts: Iterable[str]) -> Optional[str]:
             links = running_head_spans(lead)
             if links:
                 lead = lead[links[-1][1]:]
-            words = tuple(_SENTENCE_END.split(lead)[-1].split())
+            last = _SENTENCE_END.split(lead)[-1]
+            words = tuple(last.split())
             if words:  # the first page's foot has no title before it
                 leads.append(words)
-                start = text.rfind(words[0], 0, foot.start())
-                elsewhere[i] = text[:start] + " " + text[foot.end():]
+                elsewhere[i] = text[: foot.start() - len(last)] + " " + text[foot.end():]
                 break
     counts = Counter(leads)
     title: Optional[tuple[str, ...]] = None
