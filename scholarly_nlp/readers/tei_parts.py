@@ -133,13 +133,11 @@ def join_split_drop_cap(paragraph: etree._Element, vocabulary: Callable[[], Coun
     the first text of ``paragraph`` in place, before the reader flattens it (so sentence and
     reference offsets are those of the joined text), and returns whether it did.
     """
-    holder = _first_text(paragraph)
-    if holder is None:
+    found = _opening_match(paragraph, _SPLIT_DROP_CAP)
+    if found is None:
         return False
-    element, attribute = holder
-    text = getattr(element, attribute)
-    match = _SPLIT_DROP_CAP.match(text)
-    if match is None or not joins_drop_cap(match.group(2), match.group(3), vocabulary()):
+    element, attribute, text, match = found
+    if not joins_drop_cap(match.group(2), match.group(3), vocabulary()):
         return False
     lead, cap, fragment = match.groups()
     setattr(element, attribute, lead + cap + fragment + text[match.end():])
@@ -157,16 +155,24 @@ def split_run_in_introduction(paragraph: etree._Element) -> Optional[str]:
     Edits the paragraph's first text in place (so its offsets are those of the text without
     the head) and returns the head, or None when the paragraph does not open with one.
     """
+    found = _opening_match(paragraph, _RUN_IN_INTRODUCTION)
+    if found is None:
+        return None
+    element, attribute, text, match = found
+    setattr(element, attribute, match.group(1) + text[match.end():])
+    return match.group(2)
+
+
+def _opening_match(paragraph: etree._Element, pattern: re.Pattern) -> Optional[tuple[etree._Element, str, str, re.Match]]:
+    """(element, "text" or "tail", that text, match) when ``pattern`` matches the paragraph's
+    first text (:func:`_first_text`); None otherwise."""
     holder = _first_text(paragraph)
     if holder is None:
         return None
     element, attribute = holder
     text = getattr(element, attribute)
-    match = _RUN_IN_INTRODUCTION.match(text)
-    if match is None:
-        return None
-    setattr(element, attribute, match.group(1) + text[match.end():])
-    return match.group(2)
+    match = pattern.match(text)
+    return None if match is None else (element, attribute, text, match)
 
 
 def _first_text(element: etree._Element) -> Optional[tuple[etree._Element, str]]:
