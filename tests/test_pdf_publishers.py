@@ -738,3 +738,17 @@ def test_a_news_article_has_no_abstract_and_its_opening_is_body():
     first = paper.blocks_of("paragraph")[0]
     assert first.text.startswith("In May 2024, scientists were excited but disappointed")
     assert sum(r.kind == "bibr" for r in first.refs) >= 3
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_fonts_scaled_by_the_text_matrix_get_their_glyphs_sizes():
+    """This proceedings PDF sets "75 Tf" under a text matrix of 0.12, and pdfium reports 75 for
+    9-point glyphs. Its running head then had a body line as row mate, so it was no furniture,
+    and no head stood out: the paper was 8 blocks and no section."""
+    paper = read_pair(PAIRS / "yimin_29-34_no_abs.pdf")
+    assert paper.title == ("Rise of the Machine and Medicine: a Qualitative Review of Artificial "
+                           "Intelligence in the Healthcare Industry")
+    titles = [s.title for s in paper.sections]
+    assert titles[:2] == ["Introduction", "Qualitative Review Methodology"] and "Conclusion" in titles
+    assert not any("Leadership Challenges" in b.text or "JAIN COLLEGE" in b.text for b in paper.blocks)
+    assert len(paper.bibliography) >= 20
