@@ -52,33 +52,67 @@ def _take_row_rest(page: Page, block: VBlock) -> None:
         if other is block or abs(other.size - block.size) > 0.05 * size or caption_match(other.lines[0].text):
             continue
         first = other.lines[0]
-        host = next((l for l in block.lines if same_row(l, first) and 0 <= first.x0 - l.x1 <= 3 * size), None)
+        host = next((l for l in block.lines if same_row(l, first) and 0 <= first.x0 - l.x1 <= 3 * size
+                     and not _across_gutter(page, l, first)), None)
         if host is not None:
             at = block.lines.index(host) + 1
             block.lines[at:at] = other.lines
             page.blocks.remove(other)
 
 
+def _across_gutter(page: Page, line: Line, other: Line) -> bool:
+    """Whether ``other`` starts in the next column after ``line`` ends in its own (a heading of
+    the right column level with a caption's line in the left one)."""
+    right = page.edge(line)[1]
+    return line.x1 <= right < other.x0
+
+
 def _take_rest_below(page: Page, block: VBlock, stats: Stats) -> None:
-    """A caption in small type that stops mid-sentence takes the block right under it in the
-    same type (the rest of the caption, cut off by a change of line spacing or font)."""
-    index = page.blocks.index(block)
-    if index + 1 >= len(page.blocks) or block.size > 0.92 * stats.body_size:
-        return  # a caption in the body's own size: text below it may be the body going on
-    below = page.blocks[index + 1]
-    last, first = block.lines[-1], below.lines[0]
-    gap = first.y0 - last.y1
-    if (
-        not last.text.rstrip().endswith(TERMINAL_PUNCT)
-        and abs(below.size - block.size) <= 0.05 * block.size
-        and 0 <= gap <= 0.8 * block.size
-        and block.bbox[0] - 2 <= first.x0 <= block.bbox[2]
-        and caption_match(first.text) is None
-        # a caption's remnant is short, or runs on as prose (not the rows of a table under it)
-        and (len(below.lines) <= 4 or _prose(below, block.bbox[2] - block.bbox[0]))
-    ):
+    """A caption that stops mid-sentence takes the block right under it (the rest of the
+    caption, cut off by a change of line spacing, font or column). A caption in small type
+    takes text in its own size; one in the body's size only when its last line runs to the
+    caption's right edge (the sentence wraps on) and the rest is a few lines at its left edge,
+    since under a caption of the body's size the body may go on."""
+    last = block.lines[-1]
+    if last.text.rstrip().endswith(TERMINAL_PUNCT):
+        return
+    small = block.size <= 0.92 * stats.body_size
+    if not small and not _wraps(page, block):
+        return
+    below = _block_under(page, block)
+    if below is None:
+        return
+    first = below.lines[0]
+    size = max(block.size, 1.0)
+    if small:
+        fits = abs(below.size - block.size) <= 0.05 * size and (
+            len(below.lines) <= 4 or _prose(below, block.bbox[2] - block.bbox[0]))
+    else:
+        fits = below.size <= 1.05 * size and abs(first.x0 - block.bbox[0]) <= size and len(below.lines) <= 4
+    if fits and first.y0 - last.y1 <= 0.8 * size and caption_match(first.text) is None:
         block.lines.extend(below.lines)
         page.blocks.remove(below)
+
+
+def _wraps(page: Page, block: VBlock) -> bool:
+    """Whether a caption's last line runs to its right edge: that of its other lines, or of
+    its column when it has one line."""
+    last = block.lines[-1]
+    others = [line for line in block.lines if not same_row(line, last)]
+    right = max(line.x1 for line in others) if others else page.edge(last)[1]
+    return last.x1 >= right - max(last.size, 1.0)
+
+
+def _block_under(page: Page, block: VBlock) -> Optional[VBlock]:
+    """The block whose first line starts closest under a caption's last line (by baseline: a
+    bold line's box can reach into the next), within the caption's width. It is found by place,
+    not as the next block in reading order: beside a table, the table's rows come first there."""
+    last = block.lines[-1]
+    left, right = block.bbox[0], block.bbox[2]
+    under = [other for other in page.blocks
+             if other is not block and other.lines[0].base > last.base + 0.5 * last.size
+             and left - 2 <= other.lines[0].x0 <= right]
+    return min(under, key=lambda other: other.lines[0].y0, default=None)
 
 
 def _prose(block: VBlock, width: float) -> bool:
@@ -128,11 +162,29 @@ def _split_off_table_rows(page: Page, block: VBlock) -> None:
     for i in range(1, len(lines)):
         if same_row(lines[0], lines[i]):
             continue  # the caption's text set apart from its label ("Fig. 1." | "(a) A single ...")
-        in_row = (i + 1 < len(lines) and same_row(lines[i], lines[i + 1])) or same_row(
-            lines[i - 1], lines[i]
-        )
-        if in_row:
+        row = [line for line in lines[i:] if same_row(lines[i], line)]
+        others = [line for line in lines if line not in row]
+        left, right = min(line.x0 for line in others), max(line.x1 for line in others)
+        if len(row) > 1 and _table_row(row, left, right):
             rest = VBlock(lines[i:], block.page)
             block.lines = lines[:i]
             page.blocks.insert(page.blocks.index(block) + 1, rest)
             return
+
+
+def _table_row(row: list[Line], left: float, right: float) -> bool:
+    """Whether the pieces of one row are a table's cells rather than one line of the caption
+    cut into pieces. A caption's line is cut where a glyph has no text (a footnote mark, an
+    accent set above its letter, a formula's sub- and superscripts): its pieces touch, overlap
+    or stand a word space apart. Justified in a narrow column, its spaces widen to about one and
+    a half ems, but then the row runs from the left to the right edge of the caption's other
+    rows (``left``, ``right``); a piece beyond them is text of another column."""
+    pieces = sorted(row, key=lambda line: line.x0)
+    size = max(max(line.size for line in pieces), 1.0)
+    if pieces[-1].x1 > right + size:
+        return True
+    gaps = [b.x0 - a.x1 for a, b in zip(pieces, pieces[1:])]
+    if min(gaps) < size:
+        return False
+    spans_caption = pieces[0].x0 <= left + size and max(line.x1 for line in pieces) >= right - 2 * size
+    return not (spans_caption and max(gaps) < 2.5 * size)

@@ -33,7 +33,7 @@ def locate_floats(
         page = pages[page_index]
         graphics = _content_graphics(pdf, pages, page_index, cache)
         barriers = _barrier_lines(page, stats)
-        boxes = {id(c): c.block.bbox for c in page_captions}  # once: a bbox walks its lines
+        boxes = {id(c): _text_box(c.block.lines) for c in page_captions}  # once: a box walks its lines
         sides = {
             id(c): _float_sides(page, c, page_captions, boxes, graphics, barriers)
             for c in page_captions
@@ -71,6 +71,14 @@ def _barrier_lines(page: Page, stats: Stats) -> set[int]:
         if len(body_like) >= 2 or (body_like and len(block.lines) <= 2) or heading_like:
             out.update(id(l) for l in block.lines)
     return out
+
+
+def _text_box(lines: list[Line]) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) around the lines' text. A line's height is taken from its baseline and
+    size: one glyph with a box far taller than the text (a stretched delimiter, a broken font's
+    subscript) would otherwise stretch a caption over the table under it."""
+    return (min(l.x0 for l in lines), min(max(l.y0, l.base - 1.5 * l.size) for l in lines),
+            max(l.x1 for l in lines), max(min(l.y1, l.base + 0.5 * l.size) for l in lines))
 
 
 def _caption_span(page: Page, caption: Caption) -> tuple[float, float]:
