@@ -52,6 +52,7 @@ def test_the_tei_header_gives_names_affiliations_and_emails():
         "upmchk_paper2",  # Elsevier: "Jesus M. Gonzalez-Barahona a,∗, Gregorio Robles a"
         "ser763_effects-of-disease",  # OUP: seven names with numbered affiliations
         "ser763_pinnipeds-in-new",  # a stray comma inside a name: "Meghan, E. Rickard3"
+        "maxtwer_paper5",  # IEEE: "Jierui Zhang, Graduate Student Member, IEEE, Jianhao Huang, ..."
     ],
 )
 def test_the_pdf_reader_finds_the_authors_grobid_finds(name):
@@ -91,3 +92,47 @@ def test_a_long_author_list_over_several_lines():
     ours = [surname(a.name) for a in pdf(WITH_PDF / "N18-3011.pdf").authors]
     gold = [surname(a.name) for a in read_tei(WITH_PDF / "N18-3011.tei.xml").authors]
     assert len(gold) == 23 and ours == gold
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_names_joined_by_and_and_a_spacing_accent():
+    """"Gerit Wagner, Roman Lukyanenko and Guy Pare´" (SAGE; the accent printed beside its
+    letter) and MDPI's "Sergey Denisov *, Konstantin Volovich and Alexander Zatsarinny": the
+    "a" of "and" after a name is no affiliation mark."""
+    need(PAIRS)
+    assert [a.name for a in pdf(PAIRS / "colrev_wagner2022.pdf").authors] == [
+        "Gerit Wagner", "Roman Lukyanenko", "Guy Paré"]
+    mdpi = pdf(PAIRS / "juansta_paper8.pdf").authors
+    assert [a.name for a in mdpi] == ["Sergey Denisov", "Konstantin Volovich", "Alexander Zatsarinny"]
+    assert [a.email for a in mdpi] == ["sdenisov@frccsc.ru", "kvolovich@frccsc.ru", "azatsarinny@ipiran.ru"]
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_affiliations_stop_where_the_abstract_and_the_running_text_start():
+    """COLING 2004: the right column's first line sits higher than the left column's
+    "Abstract"; neither it nor the label is an affiliation."""
+    need(ACL_PDFS)
+    authors = pdf(ACL_PDFS / "C04-1089.pdf").authors
+    assert [a.name for a in authors] == ["Li Shao", "Hwee Tou Ng"]
+    assert authors[0].affiliations == [
+        "Department of Computer Science", "National University of Singapore", "3 Science Drive 2, Singapore 117543"]
+    assert [a.email for a in authors] == ["shaoli@comp.nus.edu.sg", "nght@comp.nus.edu.sg"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_keyed_affiliation_at_the_floor_is_still_read():
+    """RAA: where running text seems to start is the first numbered affiliation; its mark keys
+    it to the names."""
+    need(PAIRS)
+    authors = {a.name: a for a in pdf(PAIRS / "grozescu_2010.02462v1.pdf").authors}
+    assert list(authors) == ["Peng-Fei Chen", "Ao-Ao Xu", "Ming-De Ding"]
+    assert authors["Peng-Fei Chen"].affiliations[0].startswith("School of Astronomy and Space Science, Nanjing")
+
+
+@pytest.mark.needs_data("pdfs/acl")
+@pytest.mark.parametrize("name, organisation", [
+    ("W11-2135", "Univ. Paris-Sud"), ("P01-1027", "Dpto. de Informatica"), ("P01-1027", "Inst. Tecn. de Inf."),
+    ("W13-2501", "Rue John Von Neumann")])
+def test_an_abbreviated_organisation_is_no_author(name, organisation):
+    need(ACL_PDFS)
+    assert organisation not in [a.name for a in pdf(ACL_PDFS / f"{name}.pdf").authors]

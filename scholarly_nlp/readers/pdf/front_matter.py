@@ -21,27 +21,29 @@ from typing import Optional
 
 from ...paper import Author
 from .model import Line, Page, VBlock, same_row
-from .reference_parser import fold
+from .reference_parser import compose_accents, fold
 
 _SYMBOLS = "*\u2217\u2020\u2021\u00a7\u00b6#\u2016"
 #: Marks after a name that key it to affiliations: digits and symbols, in any order, with or
 #: without commas ("Krenn1, 2, ∗", "Sun * 1"), or letters set off by a space ("Barahona a,∗";
-#: attached, a letter is the name's own).
+#: attached, a letter is the name's own; followed by one, it opens a word: "Volovich and").
 _MARK = rf"(?:\d{{1,2}}|[{_SYMBOLS}]+)"
-_MARKS = rf"\s?{_MARK}(?:\s*,?\s*{_MARK})*|\s[a-h](?:\s*,\s*[a-h])*(?:\s*,?\s*[{_SYMBOLS}])*"
+_MARKS = rf"\s?{_MARK}(?:\s*,?\s*{_MARK})*|\s[a-h](?:\s*,\s*[a-h])*(?:\s*,?\s*[{_SYMBOLS}])*(?![^\W\d_])"
 #: a name's marks end it: a separator, the line's end or the next name follows
 _NAME_MARKS_RE = re.compile(
     rf"(?<=[^\W\d_.])(?P<marks>{_MARKS})(?=\s*(?:,|;|&|\b(?:and|AND)\b|$|[^\W\d_]))"
 )
 _SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
 #: "(Member, IEEE)" or ", Senior Member, IEEE" after a name
-_ASIDE_RE = re.compile(r"\s*\([^)]{0,60}\)|,?\s*(?:(?:senior|student|life)\s+)?(?:member|fellow),?\s+ieee\b",
-                       re.IGNORECASE)
+_ASIDE_RE = re.compile(
+    r"\s*\([^)]{0,60}\)|,?\s*(?:(?:senior|graduate\s+student|student|life)\s+)?(?:member|fellow),?\s+ieee\b",
+    re.IGNORECASE)
 _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "la", "le", "du", "dos", "das", "bin",
               "al", "el", "ten", "ter", "y"}
 _ORG_WORDS = re.compile(
     r"\b(?:universit|institut|department|dept|laborator|school|college|cent(?:er|re)|hospital|faculty|academy|"
-    r"inc\b|ltd\b|gmbh|corporation|research|foundation|ministry|council|division|program|group|society|"
+    r"univ\b|inst\b|dpto\b|cnrs|rue\b|street\b|avenue\b|inc\b|ltd\b|gmbh|corporation|research|foundation|"
+    r"ministry|council|division|program|group|society|"
     r"journal|abstract|keywords|article|received|accepted|published|copyright|license|volume|doi|https?)",
     re.IGNORECASE,
 )
@@ -82,6 +84,10 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
         if not line.role and line.y0 >= top - 1 and line.y1 <= reach + 1
     ]
     lines.sort(key=lambda l: (round(l.y0), l.x0))
+    # the abstract and, in the next column, the running text start at the floor: a line that
+    # reaches below it, or whose block does, is no affiliation unless its mark keys one
+    below_floor = {id(line) for block in page.blocks for line in block.lines
+                   if line.y1 > bottom + 1 or block.bbox[3] > bottom + 1}
     names: list[_Name] = []
     keyed: dict[str, list[str]] = {}
     emails: list[tuple[str, str]] = []  # (address, the line it is printed on)
@@ -108,7 +114,10 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
             index += used - 1
             last = None
             continue
-        if not names or _NOT_AFFILIATION_RE.search(text):
+        keyed_line = _KEYED_RE.match(text)
+        if (not names or _NOT_AFFILIATION_RE.search(text) or not re.search(r"[^\W\d_]", text)
+                or (id(line) in below_floor and not (keyed_line and any(keyed_line.group("mark") in n.marks
+                                                                        for n in names)))):
             last = None
             continue
         last = _affiliation(line, text, names, keyed, last)
@@ -138,7 +147,7 @@ def _names_from(lines: list[Line], start: int) -> tuple[Optional[list["_Name"]],
 def _names(text: str, line: Line) -> Optional[list[_Name]]:
     """The names on a line with their marks, or None when the line is not a list of names."""
     # a mark in a font without Unicode mapping comes out as a control or private-use character
-    text = _ASIDE_RE.sub("", _UNMAPPED_RE.sub("", text))
+    text = _ASIDE_RE.sub("", _UNMAPPED_RE.sub("", compose_accents(text)))
     marks: list[list[str]] = []
     pieces = []
     position = 0
