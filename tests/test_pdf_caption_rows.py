@@ -98,8 +98,8 @@ def test_a_heading_of_the_next_column_stays_out_of_a_caption():
         ("srgarcia_prodadmin__joh-1-7-v2", "Figure 6:",
          "(dark green pairs are similar, light green are dissimilar)."),
         # a caption in the margin beside its table: the table's rows come first in reading order
-        ("srgarcia_prodadmin__joh-6-28", "Table 3", "Table 3 Typology of pulsers described in the literature, "
-                                                    "grouped by technical approach."),
+        ("srgarcia_prodadmin__joh-6-28", "Table 3",
+         "Table 3 Typology of pulsers described in the literature, grouped by technical approach."),
         # the label's line in a larger font than the rest of the caption
         ("ser763_demographic-histories-and", "Fig. 4", "with the grey line representing the model prediction. b Shows"),
     ],
