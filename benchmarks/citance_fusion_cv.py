@@ -20,7 +20,6 @@ cut-off are chosen on those folds too. Micro P/R/F1 keyed per citance, as
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import sys

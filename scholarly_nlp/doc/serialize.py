@@ -53,7 +53,6 @@ folder again on loading, so an output folder can be moved as a whole.
 from __future__ import annotations
 
 import copy
-import errno
 import hashlib
 import json
 import math

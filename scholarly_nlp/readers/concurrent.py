@@ -21,7 +21,7 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 from collections import deque
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Iterable, Iterator, Mapping, Optional
 

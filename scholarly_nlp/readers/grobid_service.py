@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Union
 
 import requests
 
-from ..cache import CACHE_ENV, cache_dir
+from ..cache import CACHE_ENV, cache_dir  # noqa: F401 (CACHE_ENV: re-exported beside URL_ENV)
 from ..doc.serialize import write_atomic
 from ..errors import (
     EmptyDocumentError,
