@@ -136,3 +136,15 @@ def test_a_keyed_affiliation_at_the_floor_is_still_read():
 def test_an_abbreviated_organisation_is_no_author(name, organisation):
     need(ACL_PDFS)
     assert organisation not in [a.name for a in pdf(ACL_PDFS / f"{name}.pdf").authors]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_list_of_names_runs_on_past_a_row_that_ends_on_an_initial():
+    """66 authors over 14 rows, one row ending "Kathryn B." (her surname opens the next) and the
+    list running past where the page's text seems to start; "Savulescu+" marks a corresponding author."""
+    need(PAIRS)
+    names = [a.name for a in pdf(PAIRS / "grozescu_2502.12102v1.pdf").authors]
+    assert names[:2] == ["Brian D. Earp", "Sebastian Porsdam Mann"]
+    assert "Kathryn B. Francis" in names and "Kathryn B." not in names
+    assert names[-3:] == ["Ilina Singh", "Julian Savulescu", "Margaret S. Clark"]
+    assert len(names) == 62 and len(set(names)) == 62

@@ -23,7 +23,7 @@ from ...paper import Author
 from .model import Line, Page, VBlock, same_row
 from .reference_parser import compose_accents, fold
 
-_SYMBOLS = "*\u2217\u2020\u2021\u00a7\u00b6#\u2016"
+_SYMBOLS = "*\u2217\u2020\u2021\u00a7\u00b6#\u2016+"
 #: Marks after a name that key it to affiliations: digits and symbols, in any order, with or
 #: without commas ("Krenn1, 2, ∗", "Sun * 1"), or letters set off by a space ("Barahona a,∗";
 #: attached, a letter is the name's own; followed by one, it opens a word: "Volovich and").
@@ -50,6 +50,7 @@ _ORG_WORDS = re.compile(
 _UNMAPPED_RE = re.compile("[\x00-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
 _LONE_MARK_RE = re.compile(rf"^(?:\d{{1,2}}|[a-h]|[{_SYMBOLS}]+)$")
 _INITIAL_RE = re.compile(r"^[^\W\d_]\.\s")
+_INITIAL_END_RE = re.compile(r"(?:^|\s)[^\W\d_]\.$")
 _LIST_REACH = 0.7  # share of the page's height an author list may reach down to
 _NAME_LINES = 24  # an author list runs over at most this many lines (or row pieces)
 _EMAIL_RE = re.compile(r"(?:\{(?P<many>[^}]{1,200})\}|(?P<one>[\w.+-]{1,64}))\s?@\s?(?P<domain>[\w-]+(?:\.[\w-]+)+)")
@@ -93,11 +94,12 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
     emails: list[tuple[str, str]] = []  # (address, the line it is printed on)
     last: Optional[tuple[list[str], int, Line]] = None  # where the last affiliation line went, and that line
     index, pending_mark = 0, ""
+    list_end: Optional[Line] = None  # the last line of the names read last
     while index < len(lines):
         line = lines[index]
         index += 1
-        if line.y0 > bottom + 1:
-            break
+        if line.y0 > bottom + 1 and not (list_end is not None and _reads_on(list_end, line)):
+            break  # past the floor, except where a list of names runs on under it
         text = f"{pending_mark}{line.text.strip()}"
         pending_mark = ""
         if _LONE_MARK_RE.match(text) and index < len(lines) and same_row(line, lines[index]):
@@ -112,8 +114,10 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
         if parsed is not None:
             names.extend(parsed)
             index += used - 1
+            list_end = lines[index - 1]
             last = None
             continue
+        list_end = None
         keyed_line = _KEYED_RE.match(text)
         if (not names or _NOT_AFFILIATION_RE.search(text) or not re.search(r"[^\W\d_]", text)
                 or (id(line) in below_floor and not (keyed_line and any(keyed_line.group("mark") in n.marks
@@ -132,16 +136,22 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
 
 def _names_from(lines: list[Line], start: int) -> tuple[Optional[list["_Name"]], int]:
     """The names on ``lines[start]``, or on it and the lines right under it when a name runs
-    over a line's end ("..., Michael" / "Schlottke-Lakemper5,6, ..."); how many lines they took."""
+    over a line's end ("..., Michael" / "Schlottke-Lakemper5,6, ..."); how many lines they took.
+    Names that end on an initial ("..., Kathryn B." / "Francis, Cindy ...") go on to the next
+    row when it reads on: no surname is an initial."""
     text = lines[start].text.strip()
+    pending: tuple[Optional[list[_Name]], int] = (None, 0)
     for end in range(start + 1, min(start + _NAME_LINES, len(lines)) + 1):
         parsed = _names(text, lines[start])
+        more = end < len(lines) and _reads_on(lines[end - 1], lines[end])
         if parsed is not None:
-            return parsed, end - start
-        if end == len(lines) or not _reads_on(lines[end - 1], lines[end]):
+            if not (more and _INITIAL_END_RE.search(parsed[-1].name)):
+                return parsed, end - start
+            pending = pending if pending[0] is not None else (parsed, end - start)
+        if not more:
             break
         text = f"{text} {lines[end].text.strip()}"
-    return None, 0
+    return pending
 
 
 def _names(text: str, line: Line) -> Optional[list[_Name]]:
