@@ -3,7 +3,8 @@ a footnote mark, a formula's subscript, spaces widened by justification) is the 
 not a table's header row; the rest of a caption cut off by a change of font, band or column
 joins it; a table's header under its caption and a heading of the next column do not.
 
-Each case is a real PDF of ``pdf-pairs`` or of the ACL set.
+Each case is a real PDF of ``pdf-pairs``, ``tei/with-pdf`` or the ACL set, and a few rows are
+built by hand.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ import warnings
 import pytest
 
 from conftest import data_path, need
+from test_pdf_hostile import line
+
 from scholarly_nlp.readers import read_pdf
+from scholarly_nlp.readers.pdf.captions import _split_off_table_rows
+from scholarly_nlp.readers.pdf.model import Page, VBlock
 
 PAIRS = data_path("pdf-pairs")
 ACL = data_path("pdfs", "acl")
@@ -116,3 +121,57 @@ def test_a_glyph_taller_than_its_line_does_not_stretch_a_caption_over_its_table(
     paper = read(ACL / "P01-1027.pdf")
     assert caption(paper, "Table 3:").endswith("values for the English word “which”.")
     assert not any(p.startswith(("Category 1 (0,was,)", "Alig. word", "word “which”")) for p in paragraphs(paper))
+
+
+# -- on lines built by hand: which pieces of a row under a caption's first line are its text ----
+
+
+def caption_block(rows: list[list[tuple[str, float]]], size: float = 9.0) -> tuple[Page, VBlock]:
+    """A page with one caption block: each row a list of (text, x0) pieces, 12 pt apart."""
+    lines = [line(text, x0, 100 + 12 * r, size) for r, row in enumerate(rows) for text, x0 in row]
+    block = VBlock(lines, 0)
+    page = Page(0, 612.0, 792.0, lines)
+    page.blocks = [block]
+    return page, block
+
+
+def test_a_justified_row_cut_at_wide_spaces_stays_caption_text():
+    """Three pieces about two ems apart running from the caption's left edge to its right one."""
+    first, rest = "Figure 2. Examples of image analysis in a study", "excitation fluorescence imaging of slides"
+    pieces = ["The", "second-harmonic", "generation (SHG)/"]
+    right = line(first, 72, 0, 9.0).x1
+    widths = [line(p, 0, 0, 9.0).x1 for p in pieces]
+    gap = (right - 72 - sum(widths)) / 2
+    assert 9.0 < gap < 2.5 * 9.0  # wider than a word space, narrower than table cells
+    page, block = caption_block([
+        [(first, 72)],
+        [(pieces[0], 72), (pieces[1], 72 + widths[0] + gap), (pieces[2], right - widths[2])],
+        [(rest, 72)],
+    ])
+    _split_off_table_rows(page, block)
+    assert len(block.lines) == 5 and page.blocks == [block]
+
+
+def test_a_table_header_row_is_cut_off_even_with_a_mark_beside_a_cell():
+    """"Model  P†  R  F1" under its caption: the dagger touches its cell, the cells stand
+    ems apart, so the row and what follows are the table's."""
+    page, block = caption_block([
+        [("Table 1. Results on the test set of the corpus", 72)],
+        [("Model", 72), ("P", 160), ("†", 164.5), ("R", 220), ("F1", 280)],
+        [("Ours", 72), ("81.2", 160), ("79.0", 220), ("80.1", 280)],
+    ])
+    _split_off_table_rows(page, block)
+    assert [l.text for l in block.lines] == ["Table 1. Results on the test set of the corpus"]
+    assert page.blocks[1].lines[0].text == "Model"
+
+
+def test_a_dense_table_under_a_short_caption_is_not_read_as_justified_text():
+    """A short centred caption over rows whose cells are 1.5 ems apart: the rows do not span
+    the caption's own line, so they are cut off."""
+    page, block = caption_block([
+        [("Table 2. Ablations", 150)],
+        [("Base", 100), ("71.0", 140), ("70.2", 180), ("69.9", 220)],
+        [("Full", 100), ("74.3", 140), ("73.1", 180), ("72.8", 220)],
+    ])
+    _split_off_table_rows(page, block)
+    assert [l.text for l in block.lines] == ["Table 2. Ablations"]

@@ -61,10 +61,10 @@ def _take_row_rest(page: Page, block: VBlock) -> None:
 
 
 def _across_gutter(page: Page, line: Line, other: Line) -> bool:
-    """Whether ``other`` starts in the next column after ``line`` ends in its own (a heading of
-    the right column level with a caption's line in the left one)."""
-    right = page.edge(line)[1]
-    return line.x1 <= right < other.x0
+    """Whether ``other`` is text of another column than ``line``'s, starting at that column's
+    left edge (a heading of the right column level with a caption's line in the left one);
+    a legend's piece cut off past the column's edge stays the caption's."""
+    return other.col != line.col and other.x0 >= page.edge(other)[0] - 1
 
 
 def _take_rest_below(page: Page, block: VBlock, stats: Stats) -> None:
@@ -111,7 +111,8 @@ def _block_under(page: Page, block: VBlock) -> Optional[VBlock]:
     left, right = block.bbox[0], block.bbox[2]
     under = [other for other in page.blocks
              if other is not block and other.lines[0].base > last.base + 0.5 * last.size
-             and left - 2 <= other.lines[0].x0 <= right]
+             and left - 2 <= other.lines[0].x0 <= right
+             and sum(c.isalpha() for c in other.text) >= 2]  # not a formula's stray "∗"
     return min(under, key=lambda other: other.lines[0].y0, default=None)
 
 
@@ -160,12 +161,11 @@ def _split_off_table_rows(page: Page, block: VBlock) -> None:
     on the label's own row are the caption's text."""
     lines = block.lines
     for i in range(1, len(lines)):
-        if same_row(lines[0], lines[i]):
-            continue  # the caption's text set apart from its label ("Fig. 1." | "(a) A single ...")
+        if same_row(lines[0], lines[i]) or same_row(lines[i - 1], lines[i]):
+            continue  # the caption's text set apart from its label ("Fig. 1." | "(a) A single ..."),
+            # or a later piece of a row already judged whole
         row = [line for line in lines[i:] if same_row(lines[i], line)]
-        others = [line for line in lines if line not in row]
-        left, right = min(line.x0 for line in others), max(line.x1 for line in others)
-        if len(row) > 1 and _table_row(row, left, right):
+        if len(row) > 1 and _table_row(row, *_caption_edges(lines, row)):
             rest = VBlock(lines[i:], block.page)
             block.lines = lines[:i]
             page.blocks.insert(page.blocks.index(block) + 1, rest)
@@ -181,10 +181,24 @@ def _table_row(row: list[Line], left: float, right: float) -> bool:
     rows (``left``, ``right``); a piece beyond them is text of another column."""
     pieces = sorted(row, key=lambda line: line.x0)
     size = max(max(line.size for line in pieces), 1.0)
-    if pieces[-1].x1 > right + size:
+    end = max(line.x1 for line in pieces)
+    if end > right + size:
         return True
-    gaps = [b.x0 - a.x1 for a, b in zip(pieces, pieces[1:])]
-    if min(gaps) < size:
+    # each gap from the furthest right edge so far: a subscript's piece inside a formula's span
+    gaps, reach = [], pieces[0].x1
+    for piece in pieces[1:]:
+        gaps.append(piece.x0 - reach)
+        reach = max(reach, piece.x1)
+    if max(gaps) < size:
         return False
-    spans_caption = pieces[0].x0 <= left + size and max(line.x1 for line in pieces) >= right - 2 * size
+    spans_caption = pieces[0].x0 <= left + size and end >= right - 2 * size
     return not (spans_caption and max(gaps) < 2.5 * size)
+
+
+def _caption_edges(lines: list[Line], row: list[Line]) -> tuple[float, float]:
+    """The left and right edges of a caption's own lines: the rows of one piece besides
+    ``row`` (a dense table's rows under it would widen them), else all the other lines."""
+    others = [line for line in lines if line not in row]
+    single = [line for line in others if sum(1 for other in lines if same_row(line, other)) == 1]
+    edges = single or others
+    return min(line.x0 for line in edges), max(line.x1 for line in edges)

@@ -77,8 +77,8 @@ def _text_box(lines: list[Line]) -> tuple[float, float, float, float]:
     """(x0, y0, x1, y1) around the lines' text. A line's height is taken from its baseline and
     size: one glyph with a box far taller than the text (a stretched delimiter, a broken font's
     subscript) would otherwise stretch a caption over the table under it."""
-    return (min(l.x0 for l in lines), min(max(l.y0, l.base - 1.5 * l.size) for l in lines),
-            max(l.x1 for l in lines), max(min(l.y1, l.base + 0.5 * l.size) for l in lines))
+    return (min(l.x0 for l in lines), min(max(l.y0, l.base - 1.5 * max(l.size, 1.0)) for l in lines),
+            max(l.x1 for l in lines), max(min(l.y1, l.base + 0.5 * max(l.size, 1.0)) for l in lines))
 
 
 def _caption_span(page: Page, caption: Caption) -> tuple[float, float]:
