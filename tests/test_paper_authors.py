@@ -135,7 +135,44 @@ def test_a_keyed_affiliation_at_the_floor_is_still_read():
     ("W13-2501", "Rue John Von Neumann")])
 def test_an_abbreviated_organisation_is_no_author(name, organisation):
     need(ACL_PDFS)
-    assert organisation not in [a.name for a in pdf(ACL_PDFS / f"{name}.pdf").authors]
+    names = [a.name for a in pdf(ACL_PDFS / f"{name}.pdf").authors]
+    assert organisation not in names
+    expected = {"W11-2135": ["Alexandre Allauzen", "François Yvon"], "P01-1027": ["Franz J. Och", "Hermann Ney"],
+                "W13-2501": ["Marianna Apidianaki"]}[name]
+    assert set(expected) <= set(names)
+
+
+@pytest.mark.parametrize(
+    "line, names",
+    [
+        ("Konstantin Volovich and Alexander Zatsarinny", [("Konstantin Volovich", []), ("Alexander Zatsarinny", [])]),
+        ("M. Barahona a,b, J. Smith b and Ann Lee a,∗", [("M. Barahona", ["a", "b"]), ("J. Smith", ["b"]),
+                                                       ("Ann Lee", ["a", "∗"])]),
+        ("John Smith aMary Jones b", [("John Smith", ["a"]), ("Mary Jones", ["b"])]),
+        ("Guy Pare´ and Franc¸ois Yvon", [("Guy Paré", []), ("François Yvon", [])]),
+        ("Darja Fiˇser and Jan Hajiˇc", [("Darja Fišer", []), ("Jan Hajič", [])]),
+        ("Jierui Zhang, Graduate Student Member, IEEE, and Kaibin Huang, Fellow, IEEE",
+         [("Jierui Zhang", []), ("Kaibin Huang", [])]),
+        ("Ana Rue, John Smith", [("Ana Rue", []), ("John Smith", [])]),
+        ("Rue John Von Neumann", None),
+        ("Univ. Paris-Sud", None),
+    ],
+)
+def test_a_line_of_names(line, names):
+    """Names, their marks and what is no name, on printed lines as the PDF reader gets them."""
+    from scholarly_nlp.readers.pdf.front_matter import _names
+
+    parsed = _names(line, None)
+    assert (None if parsed is None else [(n.name, n.marks) for n in parsed]) == names
+
+
+def test_a_word_opening_with_a_to_h_keys_no_affiliation():
+    """"based on ..." is no affiliation keyed "b"; "aDepartment ..." and "b Department" are."""
+    from scholarly_nlp.readers.pdf.front_matter import _KEYED_RE
+
+    assert _KEYED_RE.match("based on a large corpus") is None
+    assert _KEYED_RE.match("aDepartment of Physics").group("mark") == "a"
+    assert _KEYED_RE.match("b Department of Physics").group("mark") == "b"
 
 
 @pytest.mark.needs_data("pdf-pairs")

@@ -26,9 +26,10 @@ from .reference_parser import compose_accents, fold
 _SYMBOLS = "*\u2217\u2020\u2021\u00a7\u00b6#\u2016+"
 #: Marks after a name that key it to affiliations: digits and symbols, in any order, with or
 #: without commas ("Krenn1, 2, ∗", "Sun * 1"), or letters set off by a space ("Barahona a,∗";
-#: attached, a letter is the name's own; followed by one, it opens a word: "Volovich and").
+#: attached, a letter is the name's own; followed by a lower-case one, it opens a word:
+#: "Volovich and").
 _MARK = rf"(?:\d{{1,2}}|[{_SYMBOLS}]+)"
-_MARKS = rf"\s?{_MARK}(?:\s*,?\s*{_MARK})*|\s[a-h](?:\s*,\s*[a-h])*(?:\s*,?\s*[{_SYMBOLS}])*(?![^\W\d_])"
+_MARKS = rf"\s?{_MARK}(?:\s*,?\s*{_MARK})*|\s[a-h](?:\s*,\s*[a-h])*(?:\s*,?\s*[{_SYMBOLS}])*(?![a-z\u00df-\u00ff])"
 #: a name's marks end it: a separator, the line's end or the next name follows
 _NAME_MARKS_RE = re.compile(
     rf"(?<=[^\W\d_.])(?P<marks>{_MARKS})(?=\s*(?:,|;|&|\b(?:and|AND)\b|$|[^\W\d_]))"
@@ -42,7 +43,7 @@ _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "del", "della", "la"
               "al", "el", "ten", "ter", "y"}
 _ORG_WORDS = re.compile(
     r"\b(?:universit|institut|department|dept|laborator|school|college|cent(?:er|re)|hospital|faculty|academy|"
-    r"univ\b|inst\b|dpto\b|cnrs|rue\b|street\b|avenue\b|inc\b|ltd\b|gmbh|corporation|research|foundation|"
+    r"^rue\b|univ\b|inst\b|dpto\b|cnrs|street\b|avenue\b|inc\b|ltd\b|gmbh|corporation|research|foundation|"
     r"ministry|council|division|program|group|society|"
     r"journal|abstract|keywords|article|received|accepted|published|copyright|license|volume|doi|https?)",
     re.IGNORECASE,
@@ -54,7 +55,7 @@ _INITIAL_END_RE = re.compile(r"(?:^|\s)[^\W\d_]\.$")
 _LIST_REACH = 0.7  # share of the page's height an author list may reach down to
 _NAME_LINES = 24  # an author list runs over at most this many lines (or row pieces)
 _EMAIL_RE = re.compile(r"(?:\{(?P<many>[^}]{1,200})\}|(?P<one>[\w.+-]{1,64}))\s?@\s?(?P<domain>[\w-]+(?:\.[\w-]+)+)")
-_KEYED_RE = re.compile(rf"^(?P<mark>\d{{1,2}}|[a-h]|[{_SYMBOLS}]+)\s?(?P<rest>[^\W\d_].*)$")
+_KEYED_RE = re.compile(rf"^(?P<mark>\d{{1,2}}|[a-h](?![a-z])|[{_SYMBOLS}]+)\s?(?P<rest>[^\W\d_].*)$")
 _NOT_AFFILIATION_RE = re.compile(
     r"corresponding|e-?mail|received|accepted|published|available online|©|copyright|\bdoi\b|https?:|orcid",
     re.IGNORECASE,
@@ -87,8 +88,10 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
     lines.sort(key=lambda l: (round(l.y0), l.x0))
     # the abstract and, in the next column, the running text start at the floor: a line that
     # reaches below it, or whose block does, is no affiliation unless its mark keys one
-    below_floor = {id(line) for block in page.blocks for line in block.lines
-                   if line.y1 > bottom + 1 or block.bbox[3] > bottom + 1}
+    below_floor: set[int] = set()
+    for block in page.blocks:
+        if block.bbox[3] > bottom + 1:
+            below_floor.update(id(line) for line in block.lines)
     names: list[_Name] = []
     keyed: dict[str, list[str]] = {}
     emails: list[tuple[str, str]] = []  # (address, the line it is printed on)
@@ -119,7 +122,8 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
             continue
         list_end = None
         keyed_line = _KEYED_RE.match(text)
-        if (not names or _NOT_AFFILIATION_RE.search(text) or not re.search(r"[^\W\d_]", text)
+        # a spacing accent on a line of its own ("´") is no affiliation; a postcode line is
+        if (not names or _NOT_AFFILIATION_RE.search(text) or not re.search(r"[^\W_]", text)
                 or (id(line) in below_floor and not (keyed_line and any(keyed_line.group("mark") in n.marks
                                                                         for n in names)))):
             last = None
@@ -157,7 +161,7 @@ def _names_from(lines: list[Line], start: int) -> tuple[Optional[list["_Name"]],
 def _names(text: str, line: Line) -> Optional[list[_Name]]:
     """The names on a line with their marks, or None when the line is not a list of names."""
     # a mark in a font without Unicode mapping comes out as a control or private-use character
-    text = _ASIDE_RE.sub("", _UNMAPPED_RE.sub("", compose_accents(text)))
+    text = _ASIDE_RE.sub("", compose_accents(_UNMAPPED_RE.sub("", text)))
     marks: list[list[str]] = []
     pieces = []
     position = 0

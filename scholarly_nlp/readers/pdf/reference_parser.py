@@ -126,11 +126,14 @@ _SPACING_ACCENTS = {"\u00b4": "\u0301", "`": "\u0300", "\u02c6": "\u0302", "\u00
                     "\u02dc": "\u0303", "\u00b8": "\u0327", "\u02c7": "\u030c"}
 _ACCENT_CHARS = "".join(_SPACING_ACCENTS)
 _VOWELS = "AEIOUYaeiouy\u0131"
+_CARON_LETTERS = "CDENRSTZcdenrstz"  # TeX's \v{s} prints the caron before its letter ("Fi\u02c7ser")
+_CEDILLA_LETTERS = "CSTcst"  # and the cedilla after it ("Franc\u00b8ois")
 
 
 def compose_accents(text: str) -> str:
     """Spacing accents a PDF prints beside their letter ("Be\u00b4langer", "Cot\u02c6 e\u00b4") put on
-    it ("B\u00e9langer", "C\u00f4t\u00e9"): on the vowel before, else on the vowel after."""
+    it ("B\u00e9langer", "C\u00f4t\u00e9"): on the vowel before, else on the vowel after; a caron
+    on the consonant after it ("Fi\u02c7ser", Fi\u0161er), a cedilla on the c, s or t before it."""
     if not any(accent in text for accent in _SPACING_ACCENTS):
         return text
     out: list[str] = []
@@ -140,7 +143,11 @@ def compose_accents(text: str) -> str:
             continue
         base = next((c for c in reversed(out) if not unicodedata.combining(c)), "")
         after = text[i + 1] if i + 1 < len(text) else ""
-        if base and base in _VOWELS and out[-1] != " ":
+        if char == "\u02c7" and after and after in _CARON_LETTERS:
+            out.extend((after, _SPACING_ACCENTS[char], "\0"))  # the letter is skipped below
+        elif char == "\u00b8" and base and base in _CEDILLA_LETTERS and out[-1] != " ":
+            out.append(_SPACING_ACCENTS[char])
+        elif base and base in _VOWELS and out[-1] != " ":
             out.append(_SPACING_ACCENTS[char])
         elif after in _VOWELS and after:
             out.append(after)  # the accent goes on the next vowel, which is skipped below
@@ -151,7 +158,7 @@ def compose_accents(text: str) -> str:
         else:
             out.append(char)
     text = "".join(out)
-    # drop the vowel each placeholder says was already written
+    # drop the letter each placeholder says was already written
     text = re.sub("\0.", "", text, flags=re.S)
     return unicodedata.normalize("NFC", text)
 
