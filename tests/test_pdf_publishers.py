@@ -754,3 +754,21 @@ def test_fonts_scaled_by_the_text_matrix_get_their_glyphs_sizes():
     assert titles[:2] == ["Introduction", "Qualitative Review Methodology"] and "Conclusion" in titles
     assert not any("Leadership Challenges" in b.text or "JAIN COLLEGE" in b.text for b in paper.blocks)
     assert len(paper.bibliography) >= 20
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize(
+    "name, heads",
+    [
+        # ICLR: "2.1" in the body's size, "GRAPH ATTENTIONAL LAYER" in small caps 8 pt under 10
+        ("osai_paper04", ["2.1 GRAPH ATTENTIONAL LAYER", "2.2 COMPARISONS TO RELATED WORK"]),
+        # IEEE: "III. THE VALUE OF PREDICTIONS", each word's first capital in the body's size
+        ("upmchk_paper9", ["III THE VALUE OF PREDICTIONS"]),
+    ],
+)
+def test_a_head_in_small_caps_is_a_section(name, heads):
+    """A line of capitals, some 25% larger than the rest, is read in the size of its larger
+    capitals: a head set in small caps is as big as the body, not a footnote-sized line."""
+    paper = read_pair(PAIRS / f"{name}.pdf")
+    found = [f"{s.number} {s.title}" for s in paper.sections]
+    assert all(head in found for head in heads), found

@@ -79,8 +79,21 @@ def assign_sizes(pages: list[Page]) -> None:
             first = sizes[0][0]
             if all(size == first for size, _ in sizes):
                 line.size = round(first * 4) / 4
+            elif _small_caps(line.text, sizes):
+                line.size = round(max(size for size, _ in sizes) * 4) / 4
             else:
                 line.size = dominant(sizes, default=1.0)
+
+
+def _small_caps(text: str, sizes: list[tuple[float, int]]) -> bool:
+    """Whether a line is set in small caps: capitals only, some in a size at least 15% larger
+    than the rest ("III. THE VALUE OF PREDICTIONS", where each word's first letter is the
+    body's size). Such a line's size is its capitals', not the small ones' it mostly holds."""
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 4 or any(c.islower() for c in letters):
+        return False
+    small, large = min(size for size, _ in sizes), max(size for size, _ in sizes)
+    return large >= 1.15 * small
 
 
 def _glyph_scale(words: list) -> float:
