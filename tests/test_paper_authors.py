@@ -185,3 +185,21 @@ def test_a_list_of_names_runs_on_past_a_row_that_ends_on_an_initial():
     assert "Kathryn B. Francis" in names and "Kathryn B." not in names
     assert names[-3:] == ["Ilina Singh", "Julian Savulescu", "Margaret S. Clark"]
     assert len(names) == 62 and len(set(names)) == 62
+
+
+def test_a_mark_before_the_first_name():
+    """OJS: "1Taofik Mohammed IBRAHIM", the mark printed before the name; only the first line
+    of names may open with one ("2Google Brain" there is an affiliation)."""
+    from scholarly_nlp.readers.pdf.front_matter import _names
+
+    assert [(n.name, n.marks) for n in _names("1Taofik Mohammed IBRAHIM", None, lead_mark=True)] == [
+        ("Taofik Mohammed IBRAHIM", ["1"])]
+    assert _names("1Taofik Mohammed IBRAHIM", None) is None
+    assert [(n.name, n.marks) for n in _names("1,2John Smith and Ann Lee3", None, lead_mark=True)] == [
+        ("John Smith", ["1", "2"]), ("Ann Lee", ["3"])]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_the_pdf_reader_reads_a_name_with_its_mark_before_it():
+    need(PAIRS)
+    assert [a.name for a in pdf(PAIRS / "miku_ojs62.pdf").authors] == ["Taofik Mohammed IBRAHIM"]

@@ -55,6 +55,7 @@ _INITIAL_END_RE = re.compile(r"(?:^|\s)[^\W\d_]\.$")
 _LIST_REACH = 0.7  # share of the page's height an author list may reach down to
 _NAME_LINES = 24  # an author list runs over at most this many lines (or row pieces)
 _EMAIL_RE = re.compile(r"(?:\{(?P<many>[^}]{1,200})\}|(?P<one>[\w.+-]{1,64}))\s?@\s?(?P<domain>[\w-]+(?:\.[\w-]+)+)")
+_LEADING_MARK_RE = re.compile(rf"^(?P<marks>(?:\d{{1,2}}|[{_SYMBOLS}]+)(?:,(?:\d{{1,2}}|[{_SYMBOLS}]+))*)\s?(?=[^\W\d_])")
 _KEYED_RE = re.compile(rf"^(?P<mark>\d{{1,2}}|[a-h](?![a-z])|[{_SYMBOLS}]+)\s?(?P<rest>[^\W\d_].*)$")
 _NOT_AFFILIATION_RE = re.compile(
     r"corresponding|e-?mail|received|accepted|published|available online|©|copyright|\bdoi\b|https?:|orcid",
@@ -113,7 +114,7 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
             emails.extend((address, text) for many, one, domain in found for address in _expand(many, one, domain))
             last = None
             continue
-        parsed, used = _names_from(lines, index - 1) if not keyed else (None, 0)
+        parsed, used = _names_from(lines, index - 1, first=not names) if not keyed else (None, 0)
         if parsed is not None:
             names.extend(parsed)
             index += used - 1
@@ -138,15 +139,16 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
     return [Author(n.name, n.affiliations, n.email) for n in names]
 
 
-def _names_from(lines: list[Line], start: int) -> tuple[Optional[list["_Name"]], int]:
+def _names_from(lines: list[Line], start: int, first: bool = False) -> tuple[Optional[list["_Name"]], int]:
     """The names on ``lines[start]``, or on it and the lines right under it when a name runs
     over a line's end ("..., Michael" / "Schlottke-Lakemper5,6, ..."); how many lines they took.
     Names that end on an initial ("..., Kathryn B." / "Francis, Cindy ...") go on to the next
-    row when it reads on: no surname is an initial."""
+    row when it reads on: no surname is an initial. ``first``: no name was read yet, so a mark
+    may open the line ("1Taofik Mohammed IBRAHIM")."""
     text = lines[start].text.strip()
     pending: tuple[Optional[list[_Name]], int] = (None, 0)
     for end in range(start + 1, min(start + _NAME_LINES, len(lines)) + 1):
-        parsed = _names(text, lines[start])
+        parsed = _names(text, lines[start], lead_mark=first)
         more = end < len(lines) and _reads_on(lines[end - 1], lines[end])
         if parsed is not None:
             if not (more and _INITIAL_END_RE.search(parsed[-1].name)):
@@ -158,10 +160,14 @@ def _names_from(lines: list[Line], start: int) -> tuple[Optional[list["_Name"]],
     return pending
 
 
-def _names(text: str, line: Line) -> Optional[list[_Name]]:
-    """The names on a line with their marks, or None when the line is not a list of names."""
+def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Name]]:
+    """The names on a line with their marks, or None when the line is not a list of names;
+    ``lead_mark``: the first name's marks may come before it ("1Taofik Mohammed IBRAHIM")."""
     # a mark in a font without Unicode mapping comes out as a control or private-use character
     text = _ASIDE_RE.sub("", compose_accents(_UNMAPPED_RE.sub("", text)))
+    leading = _LEADING_MARK_RE.match(text) if lead_mark else None
+    if leading:
+        text = text[leading.end():]
     marks: list[list[str]] = []
     pieces = []
     position = 0
@@ -187,6 +193,8 @@ def _names(text: str, line: Line) -> Optional[list[_Name]]:
             name = part.title() if part.isupper() else part  # IEEE prints "LIJIA CHEN"
             names.append(_Name(name, piece_marks if i == len(parts) - 1 else [], line))
             i += 1
+    if names and leading:
+        names[0].marks = _split_marks(leading.group("marks")) + names[0].marks
     return names or None
 
 
