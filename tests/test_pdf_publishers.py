@@ -772,3 +772,16 @@ def test_a_head_in_small_caps_is_a_section(name, heads):
     paper = read_pair(PAIRS / f"{name}.pdf")
     found = [f"{s.number} {s.title}" for s in paper.sections]
     assert all(head in found for head in heads), found
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_page_with_a_side_box_over_the_body_columns_is_read_in_two_zones():
+    """Wiley's first page sets a narrow box of funding and conflicts beside a wide one over the
+    introduction, whose two columns have the document's usual gutter: read with the box's
+    gutter, each introduction line had its neighbour from the other column glued on."""
+    paper = read_pair(PAIRS / "mauricio_AIPNAFLDF.pdf")
+    assert paper.sections[0].title == "Introduction"
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    assert any(p.startswith("Non-alcoholic fatty liver disease (NAFLD) is currently the most common chronic liver "
+                            "disease worldwide and affects at least 25% of the global adult population.") for p in paragraphs)
+    assert not any("is currently the most hepatic" in p for p in paragraphs)

@@ -21,6 +21,8 @@ from .nearby import SortedLines
 #: At most this many gutter positions are tried on a page (one per point up to a page
 #: 16384 pt wide, beyond any real one).
 _MAX_GUTTER_CANDIDATES = 8192
+#: A page's gutter this far (pt) from the document's usual one may be another layout's.
+_OTHER_GUTTER = 20.0
 
 
 def layout_pages(pages: list[Page]) -> None:
@@ -36,6 +38,18 @@ def layout_pages(pages: list[Page]) -> None:
     for page, lines, split in zip(pages, texts, splits):
         if split is None and usual is not None and _columns_below_front_matter(lines, usual):
             split = usual
+        elif split is not None and usual is not None and abs(split - usual) > _OTHER_GUTTER:
+            # the page's own gutter is not the document's: where its lower part is set in the
+            # usual columns, the page is laid out in two zones (a side box by the abstract over
+            # the body's columns); from its top, the whole page is
+            start = _columns_start(lines, usual)
+            if start is not None:
+                above = [l for l in lines if l.y0 < start]
+                if not above or _column_split(above, page.width) is None:
+                    split = usual
+                else:
+                    _lay_out_zones(page, lines, split, usual, start)
+                    continue
         _lay_out(page, lines, split)
 
 
@@ -47,6 +61,23 @@ def _lay_out(page: Page, text_lines: list[Line], split: Optional[float]) -> None
         text_lines = _merge_spanning_rows(text_lines)
     boxed = _split_side_by_side(text_lines, page.width)
     page.lines = _reading_order(text_lines, boxed)
+    page.edges = _column_edges(page.lines)
+
+
+def _lay_out_zones(page: Page, text_lines: list[Line], split: float, usual: float, start: float) -> None:
+    """Lay out the lines above ``start`` with the page's own gutter ``split`` and those from
+    ``start`` down with the document's ``usual`` one, read zone by zone; the page's gutter
+    is the usual one (the body's floats are below)."""
+    top = [l for l in text_lines if l.y0 < start]
+    bottom = [l for l in text_lines if l.y0 >= start]
+    _assign_columns(top, split)
+    _assign_columns(bottom, usual)
+    top, bottom = _merge_spanning_rows(top), _merge_spanning_rows(bottom)
+    ordered = _reading_order(top, _split_side_by_side(top, page.width))
+    first_band = max((l.band for l in ordered), default=-1) + 1
+    ordered += _reading_order(bottom, _split_side_by_side(bottom, page.width), first_band)
+    page.split = usual
+    page.lines = ordered
     page.edges = _column_edges(page.lines)
 
 
@@ -65,6 +96,12 @@ def _columns_below_front_matter(lines: list[Line], split: float) -> bool:
     down, is set in two columns there (little crosses the gutter, both sides carry text) and
     carries a quarter of the page's text at least: front matter, or a figure across the page,
     may sit above."""
+    return _columns_start(lines, split) is not None
+
+
+def _columns_start(lines: list[Line], split: float) -> Optional[float]:
+    """The top of the first line from which down the page is set in two columns at ``split``
+    (as :func:`_columns_below_front_matter` asks), or None."""
     lines = sorted((l for l in lines if len(l.text) >= 8), key=lambda l: l.y0)
     # weights of the lines from each one down: left, right, across
     below = [(0, 0, 0)] * (len(lines) + 1)
@@ -84,10 +121,10 @@ def _columns_below_front_matter(lines: list[Line], split: float) -> bool:
         left, right, across = below[i]
         total = left + right + across
         if total < 0.25 * page_total:
-            return False
+            return None
         if across <= 0.1 * total and min(left, right) >= 0.2 * total:
-            return True
-    return False
+            return line.y0
+    return None
 
 
 def _attach_scripts(lines: list[Line]) -> list[Line]:
@@ -340,12 +377,14 @@ def _merge_spanning_rows(lines: list[Line]) -> list[Line]:
     return [l for l in lines if id(l) not in merged]
 
 
-def _reading_order(lines: list[Line], boxed: frozenset[int] | set[int] = frozenset()) -> list[Line]:
+def _reading_order(lines: list[Line], boxed: frozenset[int] | set[int] = frozenset(),
+                   first_band: int = 0) -> list[Line]:
     """Order lines: bands top to bottom; within a column band, left column then right column.
-    The ``boxed`` lines (ids: a side-by-side box in a full-width part) are a band of their own."""
+    The ``boxed`` lines (ids: a side-by-side box in a full-width part) are a band of their own.
+    Bands are numbered from ``first_band``."""
     ordered: list[Line] = []
     band: list[Line] = []
-    band_index = 0
+    band_index = first_band
     for line in sorted(lines, key=lambda l: l.y0):
         is_full = line.col == "F"
         if band and ((band[0].col == "F") != is_full or (id(band[-1]) in boxed) != (id(line) in boxed)):
