@@ -338,3 +338,14 @@ def test_a_sentence_that_grobid_ended_at_a_running_head_is_whole_again():
     cut = cut_block(Block(kind="paragraph", text=text, section=0, sentences=[(0, 19), (second, len(text))]),
                     running_head_spans(text))
     assert [cut.text[a:b] for a, b in cut.sentences] == ["Larvae were housed.", "they germinate."]
+
+
+def test_what_is_left_of_a_footnote_after_its_running_heads():
+    """No word, or a short line that ends no sentence (a running title not learnt), is no note;
+    a sentence, or a line over 20 words, is one."""
+    from scholarly_nlp.text.running_heads import only_furniture_left
+
+    assert only_furniture_left("12 / 28")
+    assert only_furniture_left("Characterization of a fractured basement reservoir")
+    assert not only_furniture_left("The data were collected in 2017.")
+    assert not only_furniture_left(" ".join(["word"] * 21))

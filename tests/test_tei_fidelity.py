@@ -14,10 +14,10 @@ from lxml import etree
 
 from scholarly_nlp.doc.builder import paper_to_doc
 from scholarly_nlp.readers.cuts import cut_text
-from scholarly_nlp.readers.tei import _only_furniture_left, parse_tei, read_tei
+from scholarly_nlp.readers.tei import parse_tei, read_tei
 from scholarly_nlp.readers.tei_parts import back_matter_kind, bib_year, is_supplementary_mention, table_caption_from_cells
 from scholarly_nlp.text.normalize import _LINE_BREAK_HYPHEN, TextAccumulator
-from scholarly_nlp.text.running_heads import prints_doi, running_head_spans, running_title
+from scholarly_nlp.text.running_heads import only_furniture_left, prints_doi, running_head_spans, running_title
 
 from conftest import shared
 
@@ -93,7 +93,7 @@ def _running_heads(root: etree._Element) -> list[str]:
         spans = running_head_spans(text, doi, title)
         footnote = unit.tag == f"{TEI}note" and unit.get("place") == "foot"
         notice = prints_doi(cut_text(text, running_head_spans(text, None, title)), doi)
-        if footnote and (spans and _only_furniture_left(cut_text(text, spans)) or notice):
+        if footnote and (spans and only_furniture_left(cut_text(text, spans)) or notice):
             heads.append(text)
         else:
             heads.extend(text[start:end] for start, end in spans)

@@ -28,7 +28,9 @@ from ..paper import BODY, BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from ..text.drop_caps import word_counts
 from ..text.mentions import MENTION_PATTERN, FigureLabels
 from ..text.normalize import TextAccumulator, collapse_whitespace
-from ..text.running_heads import prints_doi, prints_title_foot, running_head_spans, running_title
+from ..text.running_heads import (
+    only_furniture_left, prints_doi, prints_title_foot, running_head_spans, running_title,
+)
 from .cuts import cut_block, cut_text
 from .limits import ReadLimits, check_input_file
 from .tei_authors import person_name, read_header_authors
@@ -73,10 +75,6 @@ _MAX_PAGE = 100_000
 _MAX_COORD = 1e6
 #: An abstract's head that only names it ("Abstract", "ABSTRACT:", "Abstract—").
 _ABSTRACT_LABEL_RE = re.compile(r"^abstract\s*[.:—–-]?$", re.IGNORECASE)
-#: A word of three letters or more: a footnote without one, once its running heads are cut, is none.
-_WORD = re.compile(r"[^\W\d_]{3,}")
-#: The most words of a running title line left in a footnote (PLOS's short titles have up to 15).
-_MAX_TITLE_WORDS = 20
 
 
 def _parser() -> etree.XMLParser:
@@ -392,7 +390,7 @@ class _TeiBuilder:
         ``lead`` is text put before the paragraph as a sentence of its own (an abstract's head).
         Running heads are cut out of the text (:func:`running_head_spans`). A footnote gives no
         block when it was a running head with at most a short title line left
-        (:func:`_only_furniture_left`), or when it prints the paper's own DOI outside a running
+        (:func:`only_furniture_left`), or when it prints the paper's own DOI outside a running
         foot (a notice about the paper itself).
         """
         acc = TextAccumulator(join_broken_words=self._join_broken_words)
@@ -411,7 +409,7 @@ class _TeiBuilder:
             block = cut_block(block, spans)
             if block is None or not any(c.isalnum() for c in block.text):
                 return None
-        if kind == "footnote" and (spans and _only_furniture_left(block.text) or self._notice_of_the_paper(text)):
+        if kind == "footnote" and (spans and only_furniture_left(block.text) or self._notice_of_the_paper(text)):
             return None
         return block
 
@@ -594,14 +592,6 @@ class _TeiBuilder:
         for n, bibl in enumerate(self.root.iterfind("t:text/t:back//t:listBibl/t:biblStruct", NS)):
             bib_id = bibl.get(XML_ID) or f"b{n}"
             self.paper.bibliography[bib_id] = _bib_entry(bibl, bib_id)
-
-
-def _only_furniture_left(text: str) -> bool:
-    """Whether what is left of a footnote once its running heads are cut is no note: no word,
-    or a short line that ends no sentence (a running title that was not learnt)."""
-    if not _WORD.search(text):
-        return True
-    return len(text.split()) <= _MAX_TITLE_WORDS and not text.rstrip().endswith((".", "!", "?", ")", "]"))
 
 
 def _running_title(root: etree._Element) -> Optional[str]:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Iterable, Optional
 
-__all__ = ["prints_doi", "prints_title_foot", "running_head_spans", "running_title"]
+__all__ = ["only_furniture_left", "prints_doi", "prints_title_foot", "running_head_spans", "running_title"]
 
 _MONTH = r"(?-i:January|February|March|April|May|June|July|August|September|October|November|December)"
 # The DOI's suffix ends at whitespace, a "|" or a date glued to it ("...0237178August 25, 2020").
@@ -109,7 +109,17 @@ def _own_doi_pattern(doi: str) -> re.Pattern:
 _PLOS_FOOT = re.compile(rf"{_PLOS}\s*\|", re.IGNORECASE)
 # Where a sentence ends and the next begins: the short title printed before a foot starts after it.
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z0-9])")
-_MAX_TITLE_WORDS = 20
+_MAX_TITLE_WORDS = 20  # PLOS's short titles have up to 15
+# A word of three letters or more: a note without one, once its running heads are cut, is none.
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def only_furniture_left(text: str) -> bool:
+    """Whether what is left of a footnote once its running heads are cut is no note: no word,
+    or a short line that ends no sentence (a running title that was not learnt)."""
+    if not _WORD.search(text):
+        return True
+    return len(text.split()) <= _MAX_TITLE_WORDS and not text.rstrip().endswith((".", "!", "?", ")", "]"))
 
 
 def prints_title_foot(text: str) -> bool:
