@@ -785,3 +785,13 @@ def test_a_page_with_a_side_box_over_the_body_columns_is_read_in_two_zones():
     assert any(p.startswith("Non-alcoholic fatty liver disease (NAFLD) is currently the most common chronic liver "
                             "disease worldwide and affects at least 25% of the global adult population.") for p in paragraphs)
     assert not any("is currently the most hepatic" in p for p in paragraphs)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+@pytest.mark.parametrize("name", ["gcp_0046d83a", "gcp_0f318087"])
+def test_a_structured_abstracts_parts_are_paragraphs_of_their_own(name):
+    """A structured abstract's "Results:" after a full last line of "Methods:" opens a paragraph
+    of its own, as in the printed abstract (the role tagger reads each part by itself)."""
+    paper = read_pair(PAIRS / f"{name}.pdf")
+    leads = [b.text.split(":")[0] for b in paper.blocks_of("abstract")]
+    assert leads == ["Background", "Methods", "Results", "Conclusions"]

@@ -52,6 +52,14 @@ _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
+#: A structured abstract's part label at a line's start ("Results: Eight patients ..."), which
+#: opens a paragraph even where the line before runs to the column's edge.
+_ABSTRACT_PART_RE = re.compile(
+    r"^(?:background|context|introduction|objectives?|aims?|purpose|(?:materials and )?methods?|"
+    r"methodology|design|setting|participants|patients|interventions?|findings|results?|discussion|"
+    r"interpretation|significance|implications|conclusions?)\s?:",
+    re.IGNORECASE,
+)
 #: Pages from the paper's first on which a late "Abstract" label is looked for.
 FRONT_PAGES_AT_MOST = 6
 #: Works an unlabelled first-page text cites from which it is body, not an abstract.
@@ -122,6 +130,20 @@ def _runs_on(paragraph: Unit, first: Line) -> bool:
     """Whether ``first`` goes on with the open sentence ``paragraph`` ends with: it starts in
     lower case or ends a word the line before cut."""
     return first.text[:1].islower() or paragraph.lines[-1].broken
+
+
+def _at_part_labels(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """``paragraphs`` split further where a line after a closed sentence opens with a structured
+    abstract's part label ("... Kruskal-Wallis test." / "Results: Eight patients ...")."""
+    split: list[list[Line]] = []
+    for lines in paragraphs:
+        split.append([lines[0]])
+        for prev, line in pairwise(lines):
+            if prev.text.rstrip().endswith(TERMINAL_PUNCT) and _ABSTRACT_PART_RE.match(line.text):
+                split.append([line])
+            else:
+                split[-1].append(line)
+    return split
 
 
 def _is_prose(block: VBlock) -> bool:
@@ -378,7 +400,7 @@ class Classifier:
             return
         if self.abstract_size is None:
             self.abstract_size = size
-        for index, lines in enumerate(self._paragraphs(block)):
+        for index, lines in enumerate(_at_part_labels(self._paragraphs(block))):
             # the keywords or the copyright line end the abstract, also where no wider gap sets
             # them apart from it (a double-spaced manuscript)
             if _KEYWORDS_RE.match(lines[0].text) or _is_copyright(lines):
