@@ -42,6 +42,7 @@ class _Row:
     """The lines of one printed row of the list (a justified row may come as several)."""
 
     lines: list[Line]
+    opens_block: bool = False  # its first line opens a visual block (a gap the page set)
 
     @property
     def first(self) -> Line:
@@ -91,13 +92,15 @@ def numbered_labels(entries: list[ParsedReference]) -> bool:
 def _rows(blocks: list[VBlock]) -> list[_Row]:
     rows: list[_Row] = []
     for block in blocks:
+        opens_block = True
         for line in block.lines:
             if not line.text.strip():
                 continue
             if rows and rows[-1].first.page == line.page and same_row(rows[-1].lines[-1], line):
                 rows[-1].lines.append(line)
             else:
-                rows.append(_Row([line]))
+                rows.append(_Row([line], opens_block))
+            opens_block = False
     return rows
 
 
@@ -174,7 +177,8 @@ def _opener_score(rows: list[_Row], starts: set[int]) -> float:
 
 def _gap_starts(rows: list[_Row]) -> set[int]:
     """Rows after a wider gap than the list's usual advance, or after a short row that ends
-    like an entry (a full stop, a DOI) or before one that opens with an author's name."""
+    like an entry (a full stop, a DOI) or before one that opens with an author's name, or
+    opening a block of their own with a name after a row that ends like an entry."""
     advances = [b.first.y0 - a.first.y0 for a, b in pairwise(rows)
                 if a.key == b.key and b.first.y0 > a.first.y0]
     usual = statistics.median(advances) if advances else 0.0
@@ -189,6 +193,10 @@ def _gap_starts(rows: list[_Row]) -> set[int]:
         elif prev.x1 < right[prev.key] - 15 and (
             (_ends_entry(prev.text) and row.text[:1].isupper()) or opens_with_name(row.text)
         ):
+            starts.add(index)
+        elif row.opens_block and prev.key == row.key and _ends_entry(prev.text) and opens_with_name(row.text):
+            # a gap under the 1.3 advances that still set the row apart as a block of its own,
+            # after a last row that reaches the edge (a DOI): an entry opening with a name
             starts.add(index)
     return starts
 
