@@ -139,6 +139,17 @@ def test_a_pdf_doc_has_citances_linked_to_its_bibliography():
         # an arXiv number is no year
         ("[6] C. Beattie et al., \u201cDeepMind lab,\u201d 2016, arXiv:1612.03801.", True, ["C. Beattie"], "2016",
          "DeepMind lab"),
+        # names no one form reads (a two-word surname, a particle, bare initials) up to "(year)"
+        ("Chandra Kruse L, Seidel S and vom Brocke J (2019) Design archaeology: Generating design knowledge. "
+         "In: Proceedings of DESRIST, pp. 32\u201345.", False, ["Chandra Kruse L", "Seidel S", "vom Brocke J"], "2019",
+         "Design archaeology"),
+        ("Bharath, R., Punit Kumar, et al. (Dec. 2015). \u201cFPGA-Based Portable Ultrasound Scanning System\u201d. "
+         "In: Journal of Imaging 1.1, pp. 193\u2013219.", False, ["R. Bharath", "Punit Kumar"], "2015", "FPGA-Based"),
+        # IEEE Access's doubled single quotes around a title that quotes with single ones
+        ("[34] A. Jones, S. Bull, and G. Castellano, \u2018\u2018\u2018I know that now, I\u2019m going to learn this "
+         "next\u2019 promoting self-regulated learning with a robotic tutor,\u2019\u2019 Int. J. Social Robot., vol. 10, "
+         "pp. 439\u2013454, 2018.", True, ["A. Jones", "S. Bull", "G. Castellano"], "2018",
+         "\u2018I know that now, I\u2019m going to learn this next\u2019 promoting"),
     ],
 )
 def test_reference_styles_are_read_field_by_field(text, numbered, authors, year, title_start):
@@ -147,6 +158,23 @@ def test_reference_styles_are_read_field_by_field(text, numbered, authors, year,
     assert parsed.year == year
     assert parsed.title.startswith(title_start)
     assert not parsed.title.endswith((".", ","))
+
+
+@pytest.mark.parametrize(
+    "text, title, venue",
+    [
+        ("Campbell, C., & Sands, S. (2020). From data to action: How marketers can leverage AI.Business Horizons, "
+         "63(2), 227-243.", "From data to action: How marketers can leverage AI", "Business Horizons"),
+        ("Sunikka, A., & Bragge, J. (2012). Applying text-mining to personalization research literature\u2013Who, "
+         "what and where?.Expert Systems with Applications, 39(11), 10049-10058.",
+         "Applying text-mining to personalization research literature\u2013Who, what and where?",
+         "Expert Systems with Applications"),
+    ],
+)
+def test_a_title_glued_to_its_journal_ends_at_the_full_stop(text, title, venue):
+    """Some PDFs print no space between an APA title's full stop and the journal."""
+    parsed = parse_reference(text)
+    assert (parsed.title, parsed.venue) == (title, venue)
 
 
 def test_a_doi_is_read_and_kept_out_of_the_title():
@@ -257,3 +285,19 @@ def test_a_numbered_list_without_a_heading_is_read():
     assert first.title.startswith("Advancing science") and first.year
     linked = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr" and r.target]
     assert len(linked) >= 30
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_entries_set_apart_by_a_narrow_gap_after_a_full_last_row_are_cut():
+    """Ecology & Society sets its entries a little further apart than its lines, and an entry whose
+    DOI fills its last row gave no short row to cut at: "Chang, S., E. Pierson, ..." opens a
+    block of its own and an entry of its own, not the end of Carter et al. 2012."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "tannonk_10.5751_es-14351-280319.pdf")
+    by_title = {entry.title: entry for entry in paper.bibliography.values()}
+    carter = by_title["Coexistence between wildlife and humans at fine spatial scales"]
+    chang = by_title["Mobility network models of COVID-19 explain inequities and inform reopening"]
+    assert (carter.year, chang.year) == ("2012", "2021")
+    assert chang.authors[0] == "S. Chang"

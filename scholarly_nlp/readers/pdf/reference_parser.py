@@ -69,7 +69,12 @@ _LEADING_YEAR = re.compile(
     re.IGNORECASE,
 )
 _ANY_YEAR = re.compile(rf"(?<![\d/.:-])(?P<year>{_YEAR})(?![\d/]|\.\d)")
-_QUOTED = re.compile(r"[\u201c\u201d\"\u2018\u00ab](?P<title>[^\u201c\u201d\"\u00bb]{6,400}?)[,.]?[\u201d\"\u2019\u00bb]")
+#: A quoted title: a double quote closes only at a double quote (an apostrophe in "I\u2019m" is no
+#: closing single quote), a single quote or a guillemet at its own kind.
+_QUOTED = re.compile(
+    r"(?:(?P<double>[\u201c\u201d\"])|\u2018|\u00ab)(?P<title>[^\u201c\u201d\"\u00bb]{6,400}?)[,.]?"
+    r"(?(double)[\u201d\"\u201c]|[\u2019\u00bb])"
+)
 _IN_PREFIX = re.compile(r"^[\s.,:;]*(?:in\s*:|in\s+(?=[A-Z])|accessed\b)?\s*", re.IGNORECASE)
 _VENUE_END = re.compile(r",\s*(?:vol|pp|pages?|no|issue|chap|ch|ed|eds)\b\.?|\s\d|\(|;|\.\s|\.$|,\s*\d", re.IGNORECASE)
 
@@ -165,7 +170,8 @@ def compose_accents(text: str) -> str:
 
 def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
     """Read one reference's fields from its text (``numbered``: it opens with its number)."""
-    text = compose_accents(" ".join(text.split()))
+    # IEEE Access prints its quotes as doubled single ones (‘‘Title,’’)
+    text = compose_accents(" ".join(text.split())).replace("\u2018\u2018", "\u201c").replace("\u2019\u2019", "\u201d")
     parsed = ParsedReference(text)
     body = text
     if numbered:
@@ -183,8 +189,10 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
         before = body[: quoted.start()]
         end = _read_authors(parsed, before)
         # the quote is the title only right after the authors (and a year): "Smith, J.,
-        # 2019, "Title"", not a quoted word inside an unquoted title
-        if end and not re.sub(rf"(?:et\s*al\.?|{_YEAR}|{_MONTH}|\d{{1,2}}|[\s.,:;()])", "", before[end:]):
+        # 2019, "Title"", not a quoted word inside an unquoted title; initials the name forms
+        # did not take may stand between ("P. Phobun and V. J. , "Title"")
+        if end and not re.sub(rf"(?:et\s*al\.?|{_YEAR}|{_MONTH}|\d{{1,2}}|\band\b|&|[{_UP}]\.|[\s.,:;()])", "",
+                              before[end:]):
             parsed.title = _clean(quoted.group("title"))
             rest = body[quoted.end():]
             parsed.venue = _venue(rest)
@@ -192,6 +200,7 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
             return parsed
         parsed.authors, parsed.surnames = [], []
     end = _read_authors(parsed, body)
+    end = _more_names_before_year(parsed, body, end)
     rest = body[end:]
     year = _LEADING_YEAR.match(rest)
     if year and year.group("year")[:1].isdigit():
@@ -250,6 +259,48 @@ def _read_authors(parsed: ParsedReference, text: str) -> int:
 _ORGANISATION = re.compile(rf"(?P<name>(?:[{_UP}][\w&\-]*)(?:\s+(?:of|for|and|the|[{_UP}][\w&\-]*)){{0,5}})\.\s+(?=[{_UP}\d(])")
 
 
+#: A year in parentheses, with a month before it ("(2019)", "(Sept. 2008)").
+_PARENTHESISED_YEAR = re.compile(rf"\(\s*(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?{_YEAR}\s*\)")
+_NAME_TOKEN = (rf"(?!(?:{_TITLE_OPENERS})\b)(?:[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*\.?"
+               rf"|[{_UP}]\.(?:\s?-?[{_UP}]\.)*|zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin)")
+#: One author's name as printed, in any form: up to five capitalised words, initials or particles.
+_LOOSE_NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,4}}")
+#: Initials printed after a surname ("L", "CR", "A-F", "K.K.").
+_TRAILING_INITIALS = re.compile(rf"(?:[{_UP}]{{1,3}}|[{_UP}]\.?(?:-?[{_UP}]\.?)+)")
+
+
+def _more_names_before_year(parsed: ParsedReference, text: str, end: int) -> int:
+    """Where the author list ends when names the forms did not read run on from ``end`` to a
+    year in parentheses ("Chandra Kruse L, Seidel S and vom Brocke J (2019)", "Bharath, R.,
+    Punit Kumar, et al. (Dec. 2015)"): those names are added and their end returned; else ``end``."""
+    if not parsed.authors or _LEADING_YEAR.match(text[end:]):
+        return end
+    year = _PARENTHESISED_YEAR.search(text, end, end + 300)
+    if year is None:
+        return end
+    between = _ET_AL.sub(" ", text[end: year.start()])
+    names = [" ".join(chunk.strip(" .").split()) for chunk in _SEPARATOR.split(between) if chunk.strip(" .,")]
+    if not names or not all(_LOOSE_NAME.fullmatch(name) for name in names[1:]):
+        return end
+    if not (_LOOSE_NAME.fullmatch(names[0]) or re.fullmatch(rf"-{_TRAILING_INITIALS.pattern}", names[0])):
+        return end
+    if re.fullmatch(rf"-?{_TRAILING_INITIALS.pattern}", names[0]):
+        # the rest of the last name read: its initials ("Chandra Kruse" + "L"; "A Cameron", read
+        # from "Cameron A-F", + "-F" on its given name)
+        initials, last = names.pop(0), parsed.authors[-1]
+        given, _, surname = last.partition(" ")
+        parsed.authors[-1] = f"{given}{initials} {surname}" if initials.startswith("-") else f"{last} {initials}"
+    for name in names:
+        words = [word for word in name.split() if word.rstrip(".") != "Jr"]
+        if not words:  # "Jr." after a comma is the last name's
+            parsed.authors[-1] += f", {name}"
+            continue
+        surname = words[-2] if len(words) > 1 and _TRAILING_INITIALS.fullmatch(words[-1]) else words[-1]
+        parsed.authors.append(name)
+        parsed.surnames.append(fold(surname))
+    return year.start()
+
+
 def _opens_next_part(text: str) -> bool:
     """Whether ``text`` (after an author list) opens like a year, a title or a quote."""
     text = text.lstrip(" .,:;")
@@ -289,15 +340,21 @@ def _sentence(text: str) -> tuple[str, str]:
     return title, rest
 
 
+#: A sentence's end: a full stop, question or exclamation mark before a space or the end, or a
+#: full stop (after a word, or a question mark) glued to the next capitalised word, as some
+#: PDFs print the title and the journal ("... leverage AI.Business Horizons, 63(2)").
+_SENTENCE_END = re.compile(rf"[.?!](?=\s+\S|\s*$)|(?:(?<=[{_UP}{_LOW}]{{2}})|\?)\.(?=[{_UP}][{_LOW}]{{2}})")
+
+
 def _first_sentence(text: str) -> tuple[str, str]:
     """The first sentence of ``text`` and what follows it."""
     text = text.lstrip(" .,:;")
-    for match in re.finditer(r"[.?!](?=\s+\S|\s*$)", text):
+    for match in _SENTENCE_END.finditer(text):
         before = text[: match.start()]
         last_word = before.split()[-1] if before.split() else ""
         if match.group() == "." and (re.fullmatch(rf"[{_UP}]", last_word) or last_word.lower() in ("vs", "e.g", "i.e", "al", "st", "dr", "no", "vol")):
             continue
-        end = match.end() if match.group() in "?!" else match.start()
+        end = match.start() + 1 if match.group()[0] in "?!" else match.start()
         return _clean(text[:end]), text[match.end():]
     return _clean(text), ""
 
