@@ -177,6 +177,36 @@ def test_a_title_glued_to_its_journal_ends_at_the_full_stop(text, title, venue):
     assert (parsed.title, parsed.venue) == (title, venue)
 
 
+@pytest.mark.parametrize(
+    "text, numbered, authors, title",
+    [
+        # MDPI: a title opening with "A" after the last initial
+        ("7. Zhang, H.; Wang, H.; Gao, H. A generic data analytics system for manufacturing production. Big Data Min. "
+         "Anal. 2018, 1, 160\u2013171.", True, ["H. Zhang", "H. Wang", "H. Gao"],
+         "A generic data analytics system for manufacturing production"),
+        # PLOS: bare initials with a space, and "U.S." inside the title
+        ("46. Carretta J V, Wilkin SM, Muto MM. Sources of human-related injury and mortality for U.S. Pacific West "
+         "Coast marine mammal stock assessments, 2007\u20132011. NOAA Tech Memo. 2013.", True,
+         ["J V Carretta", "SM Wilkin", "MM Muto"],
+         "Sources of human-related injury and mortality for U.S. Pacific West Coast marine mammal stock assessments, "
+         "2007\u20132011"),
+        # "and et al." closes the list
+        ("Abdin, M., Aneja, J., and et al. Phi-3 technical report: A highly capable language model. arXiv preprint "
+         "arXiv:2404.14219, 2024.", False, ["M. Abdin", "J. Aneja"], "Phi-3 technical report: A highly capable language model"),
+        # a comma-closed author list whose title ends at a full stop before the journal
+        ("[11] E. Beam and S.A. Huettel, Mapping the semantic structure of cognitive neuroscience. Journal of cognitive "
+         "neuroscience 26, 1949\u20131965 (2014).", True, ["E. Beam", "S.A. Huettel"],
+         "Mapping the semantic structure of cognitive neuroscience"),
+        # a one-word chapter title: "In ..." after it is the book, no subtitle
+        ("Earp, B. D. (2022). Flirting. In B. D. Earp & L. Watson (Eds.), The Routledge handbook of philosophy of sex "
+         "(pp. 1\u201312). Routledge.", False, ["B. D. Earp"], "Flirting"),
+    ],
+)
+def test_titles_end_where_the_entry_says(text, numbered, authors, title):
+    parsed = parse_reference(text, numbered=numbered)
+    assert (parsed.authors, parsed.title) == (authors, title)
+
+
 def test_a_doi_is_read_and_kept_out_of_the_title():
     parsed = parse_reference("Smith, J. (2019). Things. Nature, 3, 4. https://doi.org/10.1038/s41586-019-1.")
     assert parsed.doi == "10.1038/s41586-019-1"

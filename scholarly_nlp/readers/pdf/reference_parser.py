@@ -28,7 +28,7 @@ _LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
 _PARTICLE = r"(?:(?:[Zz]u|[Vv]an|[Vv]on|[Dd]er|[Dd]en|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|[Dd]u|[Ll]a|[Ll]e|[Dd]os|[Dd]as|ter|ten|bin|[Aa]l|[Ee]l|[Ss]t\.)\s+)*"
 _SURNAME = rf"{_PARTICLE}(?:[{_UP}]['\u2019])?[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*[{_LOW}{_UP}]"
 _INITIALS = rf"[{_UP}]\.(?:\s?-?\s?[{_UP}]\.)*"
-_BARE_INITIALS = rf"[{_UP}]{{1,3}}(?![{_LOW}\w])"
+_BARE_INITIALS = rf"[{_UP}]{{1,3}}(?:\s[{_UP}])?(?![{_LOW}\w])"
 #: Words that open titles and are not given names ("The KDD process ..." is no "The KDD").
 _TITLE_OPENERS = ("The|A|An|On|In|Of|For|To|Towards?|How|What|When|Why|Where|Which|Using|Is|Are|Do|Does|Can|"
                   "From|With|Beyond|Learning|Deep|Neural|Data|Improving|Automatic|Evaluating|Understanding|"
@@ -56,7 +56,7 @@ _FORM_PAIRS = [(form, form) for form in _NAME_FORMS] + [
 ]
 # APA's "A, B, ... & Z" leaves names out with an ellipsis and goes on to the last author
 _SEPARATOR = re.compile(r"\s*(?:,?\s*(?:\.\.\.|\u2026)\s*(?:,\s*)?(?:&|and)?\s*|,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+|;\s*)")
-_ET_AL = re.compile(r"\s*,?\s*(?:et\s*al\.?|et\s+al\b)")
+_ET_AL = re.compile(r"\s*,?\s*(?:and\s+)?(?:et\s*al\.?|et\s+al\b)")
 _LABEL = re.compile(r"^\s*(?:\[(?P<a>\d{1,4})\]|\((?P<b>\d{1,4})\)|(?P<c>\d{1,4})\.(?=\s)|(?P<d>\d{1,4})(?=\s+\S))\s*")
 _DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/\s*|doi\s*:?\s*)?(?P<doi>10\.\d{4,9}/\s?\S+)", re.IGNORECASE)
 _URL = re.compile(r"(?:\[?online\]?\.?\s*)?(?:available\s+(?:at|from|online)\s*:?\s*)?"
@@ -325,7 +325,19 @@ def _name_list(first: re.Pattern, form: re.Pattern, text: str) -> tuple[int, lis
         if separator is None or form.match(text, separator.end()) is None:
             break
         pos = separator.end()
-    return pos, names
+    return _without_title_letter(text, pos, names)
+
+
+def _without_title_letter(text: str, pos: int, names: list[tuple[str, str]]) -> tuple[int, list[tuple[str, str]]]:
+    """The names without a last bare initial that is a title's first word ("Gao, H. A generic
+    data ..." is "Gao, H." and the title "A generic data ...")."""
+    if not names or not re.match(rf"\s+(?!(?:and|et)\b)[{_LOW}]", text[pos:]):
+        return pos, names
+    given, surname = names[-1]
+    letter = re.search(rf"\s[{_UP}]$", given)
+    if letter is None or not text[:pos].endswith(given[-1]):
+        return pos, names
+    return len(text[: pos - 1].rstrip()), names[:-1] + [(given[: letter.start()], surname)]
 
 
 def _sentence(text: str) -> tuple[str, str]:
@@ -335,7 +347,7 @@ def _sentence(text: str) -> tuple[str, str]:
     title, rest = _first_sentence(text)
     if title and rest and (title.endswith("?") or len(title.split()) <= 3):
         subtitle, after = _first_sentence(rest)
-        if subtitle[:1].isupper() and after.strip():
+        if subtitle[:1].isupper() and after.strip() and not re.match(r"In\b", subtitle):
             return f"{title}{'' if title.endswith('?') else '.'} {subtitle}", after
     return title, rest
 
@@ -346,13 +358,19 @@ def _sentence(text: str) -> tuple[str, str]:
 _SENTENCE_END = re.compile(rf"[.?!](?=\s+\S|\s*$)|(?:(?<=[{_UP}{_LOW}]{{2}})|\?)\.(?=[{_UP}][{_LOW}]{{2}})")
 
 
+#: Abbreviations a title goes on after ("... mortality for U.S. Pacific West Coast ...").
+_COUNTRY_ABBREVIATIONS = ("U.S", "U.K", "U.N", "E.U")
+
+
 def _first_sentence(text: str) -> tuple[str, str]:
     """The first sentence of ``text`` and what follows it."""
     text = text.lstrip(" .,:;")
     for match in _SENTENCE_END.finditer(text):
         before = text[: match.start()]
         last_word = before.split()[-1] if before.split() else ""
-        if match.group() == "." and (re.fullmatch(rf"[{_UP}]", last_word) or last_word.lower() in ("vs", "e.g", "i.e", "al", "st", "dr", "no", "vol")):
+        if match.group() == "." and (re.fullmatch(rf"[{_UP}v]", last_word)
+                                     or last_word.lower() in ("vs", "e.g", "i.e", "al", "st", "dr", "no", "vol")
+                                     or (last_word in _COUNTRY_ABBREVIATIONS and re.match(r"\s+[^\W\d_]", text[match.end():]))):
             continue
         end = match.start() + 1 if match.group()[0] in "?!" else match.start()
         return _clean(text[:end]), text[match.end():]
@@ -360,7 +378,8 @@ def _first_sentence(text: str) -> tuple[str, str]:
 
 
 _TITLE_END_COMMA = re.compile(
-    rf",\s+(?=(?:in:?\s|In\s|URL\b|arXiv|https?:|vol\.|pp\.|{_YEAR}\b|"
+    rf",\s+(?=(?:in:?\s|In\s|URL\b|arXiv|https?:|vol\.|pp\.|{_YEAR}\b|Proc\.|Proceedings\b|"
+    rf"[{_UP}][{_LOW}]{{1,5}}\.\s+[{_UP}][{_LOW}]{{1,5}}\.|"  # an abbreviated journal ("Inf. Softw. Technol.")
     rf"[{_UP}][\w.&\-\u2019' ]{{0,80}}?\s\d+\s*[(,:]|[{_UP}][\w.&\-\u2019' ]{{0,80}}?,\s*{_YEAR}\b))"
 )
 
@@ -369,8 +388,12 @@ def _comma_title(text: str) -> tuple[str, str]:
     """A title closed by a comma before its container, and what follows it."""
     text = text.lstrip(" .,:;")
     end = _TITLE_END_COMMA.search(text)
-    if end is None:
-        return _sentence(text)
+    sentence, after = _sentence(text)
+    if end is None or (len(sentence) < end.start() - 1 and not re.search(rf"\b{_YEAR}$", sentence)):
+        # a full stop before the comma ends the title ("Mapping the semantic structure of
+        # cognitive neuroscience. Journal of cognitive neuroscience 26, 1949-1965 (2014)"),
+        # unless what it ends is names and a year that the author forms did not read
+        return sentence, after
     return _clean(text[: end.start()]), text[end.end():]
 
 
