@@ -197,6 +197,14 @@ def test_a_title_glued_to_its_journal_ends_at_the_full_stop(text, title, venue):
         ("[11] E. Beam and S.A. Huettel, Mapping the semantic structure of cognitive neuroscience. Journal of cognitive "
          "neuroscience 26, 1949\u20131965 (2014).", True, ["E. Beam", "S.A. Huettel"],
          "Mapping the semantic structure of cognitive neuroscience"),
+        # APA names the forms stop at ("Caraccio., M.") run on to "(under review)"
+        ("Earp, B. D., McLoughlan, K., Caraccio., M., Clark, M. S., & Crockett, M. J. (under review). Impartial "
+         "beneficence predicts greater concern. PsyArXiv.", False,
+         ["B. D. Earp", "K. McLoughlan", "Caraccio, M", "Clark, M. S", "Crockett, M. J"],
+         "Impartial beneficence predicts greater concern"),
+        # a numbered entry with no author: its words before the year are its title
+        ("[2] Breaking barriers: Unconscious gender bias in the workplace, 2017.", True, [],
+         "Breaking barriers: Unconscious gender bias in the workplace"),
         # a one-word chapter title: "In ..." after it is the book, no subtitle
         ("Earp, B. D. (2022). Flirting. In B. D. Earp & L. Watson (Eds.), The Routledge handbook of philosophy of sex "
          "(pp. 1\u201312). Routledge.", False, ["B. D. Earp"], "Flirting"),

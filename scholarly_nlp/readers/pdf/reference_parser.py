@@ -64,7 +64,7 @@ _URL = re.compile(r"(?:\[?online\]?\.?\s*)?(?:available\s+(?:at|from|online)\s*:
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 #: The year (or "n.d.", "in press") right after the authors, with a month before or after it.
 _LEADING_YEAR = re.compile(
-    rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|n\.\s?d\.|in press|forthcoming)"
+    rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|n\.\s?d\.|in press|under review|forthcoming)"
     rf"(?:,\s*{_MONTH}(?:\s*\d{{1,2}})?)?\)?[.,:;]?\s*",
     re.IGNORECASE,
 )
@@ -221,6 +221,11 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
     parsed.venue = _venue(rest)
     if parsed.year is None:
         parsed.year = _last_year(rest) or _last_year(parsed.title if not parsed.venue else "")
+    head = parsed.authors[0] if len(parsed.authors) == 1 else ""
+    if parsed.label and not parsed.title and len(head.split()) >= 3 and re.search(rf"\s[{_LOW}]", head):
+        # a numbered entry with no author, only words and a year ("[1] The nobel prize in physics
+        # 1901."): what stood before the year is its title
+        parsed.title, parsed.authors, parsed.surnames = _clean(head), [], []
     return parsed
 
 
@@ -259,14 +264,17 @@ def _read_authors(parsed: ParsedReference, text: str) -> int:
 _ORGANISATION = re.compile(rf"(?P<name>(?:[{_UP}][\w&\-]*)(?:\s+(?:of|for|and|the|[{_UP}][\w&\-]*)){{0,5}})\.\s+(?=[{_UP}\d(])")
 
 
-#: A year in parentheses, with a month before it ("(2019)", "(Sept. 2008)").
-_PARENTHESISED_YEAR = re.compile(rf"\(\s*(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?{_YEAR}\s*\)")
-_NAME_TOKEN = (rf"(?!(?:{_TITLE_OPENERS})\b)(?:[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*\.?"
+#: A year in parentheses, with a month before it ("(2019)", "(Sept. 2008)"), or its stand-in.
+_PARENTHESISED_YEAR = re.compile(
+    rf"\(\s*(?:(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?{_YEAR}|n\.\s?d\.|in press|under review|forthcoming)\s*\)",
+    re.IGNORECASE,
+)
+_NAME_TOKEN = (rf"(?!(?:{_TITLE_OPENERS})\b(?!\.))(?:[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*\.?"
                rf"|[{_UP}]\.(?:\s?-?[{_UP}]\.)*|zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin)")
 #: One author's name as printed, in any form: up to five capitalised words, initials or particles.
 _LOOSE_NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,4}}")
-#: Initials printed after a surname ("L", "CR", "A-F", "K.K.").
-_TRAILING_INITIALS = re.compile(rf"(?:[{_UP}]{{1,3}}|[{_UP}]\.?(?:-?[{_UP}]\.?)+)")
+#: Initials alone, as a name's part after a comma or a surname ("L", "CR", "A-F", "K.K.", "M. S").
+_INITIALS_ONLY = re.compile(rf"-?[{_UP}]{{1,3}}\.?|-?[{_UP}]\.?(?:\s?-?[{_UP}]\.?)+")
 
 
 def _more_names_before_year(parsed: ParsedReference, text: str, end: int) -> int:
@@ -279,25 +287,25 @@ def _more_names_before_year(parsed: ParsedReference, text: str, end: int) -> int
     if year is None:
         return end
     between = _ET_AL.sub(" ", text[end: year.start()])
-    names = [" ".join(chunk.strip(" .").split()) for chunk in _SEPARATOR.split(between) if chunk.strip(" .,")]
-    if not names or not all(_LOOSE_NAME.fullmatch(name) for name in names[1:]):
-        return end
-    if not (_LOOSE_NAME.fullmatch(names[0]) or re.fullmatch(rf"-{_TRAILING_INITIALS.pattern}", names[0])):
-        return end
-    if re.fullmatch(rf"-?{_TRAILING_INITIALS.pattern}", names[0]):
-        # the rest of the last name read: its initials ("Chandra Kruse" + "L"; "A Cameron", read
-        # from "Cameron A-F", + "-F" on its given name)
-        initials, last = names.pop(0), parsed.authors[-1]
+    chunks = [" ".join(chunk.strip(" .").split()) for chunk in _SEPARATOR.split(between) if chunk.strip(" .,")]
+    # the rest of the last name read, its initials ("Chandra Kruse" + "L", "Cameron A" + "-F")
+    lead = chunks.pop(0) if chunks and _INITIALS_ONLY.fullmatch(chunks[0]) else None
+    names: list[str] = []
+    for chunk in chunks:
+        if names and (_INITIALS_ONLY.fullmatch(chunk) or chunk == "Jr"):
+            names[-1] += f", {chunk}"  # "Calcott, R.", "Smith, Jr."
+        elif _LOOSE_NAME.fullmatch(chunk):
+            names.append(chunk)
+        else:
+            return end
+    if lead is not None:
+        last = parsed.authors[-1]
         given, _, surname = last.partition(" ")
-        parsed.authors[-1] = f"{given}{initials} {surname}" if initials.startswith("-") else f"{last} {initials}"
+        parsed.authors[-1] = f"{given}{lead} {surname}" if lead.startswith("-") else f"{last} {lead}"
     for name in names:
-        words = [word for word in name.split() if word.rstrip(".") != "Jr"]
-        if not words:  # "Jr." after a comma is the last name's
-            parsed.authors[-1] += f", {name}"
-            continue
-        surname = words[-2] if len(words) > 1 and _TRAILING_INITIALS.fullmatch(words[-1]) else words[-1]
+        words = [w for w in name.replace(",", " ").split() if w != "Jr" and not _INITIALS_ONLY.fullmatch(w)]
         parsed.authors.append(name)
-        parsed.surnames.append(fold(surname))
+        parsed.surnames.append(fold(words[-1] if words else name))
     return year.start()
 
 
