@@ -215,6 +215,13 @@ def test_titles_end_where_the_entry_says(text, numbered, authors, title):
     assert (parsed.authors, parsed.title) == (authors, title)
 
 
+def test_an_astronomy_entry_has_no_title_only_its_journal():
+    """AAS journals print no titles: the journal, volume and page are not read as one."""
+    parsed = parse_reference("Adler, D. S., Lo, K. Y., & Allen, R. J. 1992, ApJ, 392, 497")
+    assert (parsed.title, parsed.venue, parsed.year) == ("", "ApJ", "1992")
+    assert parsed.surnames == ["adler", "lo", "allen"]
+
+
 def test_a_doi_is_read_and_kept_out_of_the_title():
     parsed = parse_reference("Smith, J. (2019). Things. Nature, 3, 4. https://doi.org/10.1038/s41586-019-1.")
     assert parsed.doi == "10.1038/s41586-019-1"

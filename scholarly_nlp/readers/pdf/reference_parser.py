@@ -219,6 +219,10 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
     else:
         parsed.title, rest = _sentence(rest)
     parsed.venue = _venue(rest)
+    citation = _JOURNAL_CITATION.fullmatch(parsed.title)
+    if citation:
+        # astronomy's entries print no title: "Burton, W. B. 1976, ARA&A, 14, 275"
+        parsed.title, parsed.venue = "", citation.group("journal")
     if parsed.year is None:
         parsed.year = _last_year(rest) or _last_year(parsed.title if not parsed.venue else "")
     head = parsed.authors[0] if len(parsed.authors) == 1 else ""
@@ -262,6 +266,10 @@ def _read_authors(parsed: ParsedReference, text: str) -> int:
 
 #: An organisation as author: a few capitalised words closed by a full stop ("IEA.", "Ecoinvent Centre.").
 _ORGANISATION = re.compile(rf"(?P<name>(?:[{_UP}][\w&\-]*)(?:\s+(?:of|for|and|the|[{_UP}][\w&\-]*)){{0,5}})\.\s+(?=[{_UP}\d(])")
+
+
+#: A journal's abbreviation, volume and first page, all an entry prints after its year ("ApJ, 392, 497").
+_JOURNAL_CITATION = re.compile(rf"(?P<journal>[{_UP}][\w&.]*(?:\s[\w&.]+){{0,3}}),\s*\d+,\s*[{_UP}]?\d+")
 
 
 #: A year in parentheses, with a month before it ("(2019)", "(Sept. 2008)"), or its stand-in.
