@@ -795,3 +795,18 @@ def test_a_structured_abstracts_parts_are_paragraphs_of_their_own(name):
     paper = read_pair(PAIRS / f"{name}.pdf")
     leads = [b.text.split(":")[0] for b in paper.blocks_of("abstract")]
     assert leads == ["Background", "Methods", "Results", "Conclusions"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_numbered_head_in_body_font_that_goes_on_from_the_last_section_is_a_section():
+    """MDPI's third-level heads ("2.3.1. Data Set Description") share the body's font and
+    their paragraph's block; their number, going on from "2.3", and the indented line under
+    them make them heads, and their paragraphs fall under them."""
+    paper = read_pair(PAIRS / "srgarcia_inventions-08-00032-v2.pdf")
+    numbered = [(s.number, s.title) for s in paper.sections if s.number]
+    assert numbered[4:9] == [("2.3", "Case Study of a Multi-Stage Continuous-Flow Manufacturing Process"),
+                             ("2.3.1", "Data Set Description"),
+                             ("2.4", "The Machine Learning Problem and Investigated Methods"),
+                             ("2.4.1", "Predictive Modeling Problem Definition for the Case Study"),
+                             ("2.4.2", "Regression Learning for the Case Study")]
+    assert not any(b.text.startswith("2.4.2.") for b in paper.blocks_of("paragraph"))

@@ -716,8 +716,44 @@ class Classifier:
         shares a block with its paragraph."""
         if len(block.lines) < 2 or same_row(block.lines[0], block.lines[1]):
             return None
-        head = self._head_line(block.lines[0], block.lines[1])
+        head = self._head_line(block.lines[0], block.lines[1]) or self._next_numbered_line(block)
         return None if head is None else (*head, block.lines[1:])
+
+    def _next_numbered_line(self, block: VBlock) -> Optional[tuple[str, str]]:
+        """(number, title) when a block's first line, in the body's own font, is a short
+        title-case line whose number goes on from the last numbered section ("2.3.1. Data Set
+        Description" under "2.3", "2.4.2" after "2.4.1") and the next line opens a paragraph
+        with an indent: a heading the font does not tell (MDPI's third level)."""
+        line, below = block.lines[0], block.lines[1]
+        match = NUMBERED_HEAD_RE.match(line.text.strip())
+        if match is None or "." not in match.group("num") or not self._follows_numbering(match.group("num")):
+            return None
+        title = match.group("title").strip()
+        left = self.pages[below.page].edge(below)[0]
+        size = max(below.size, 1.0)
+        if (
+            not title[:1].isupper()
+            or len(title.split()) > 12
+            or title.endswith((".", ",", ";", ":"))
+            or any(c.isdigit() for c in title)
+            or self._reaches_right(line)
+            or line.broken
+            or abs(line.x0 - left) >= 0.6 * size
+            or not 0.6 * size <= below.x0 - left <= 6 * size
+        ):
+            return None
+        return match.group("num"), title
+
+    def _follows_numbering(self, number: str) -> bool:
+        """Whether ``number`` is the next one after the last numbered section's: its first
+        child, or the next at its level or at a level above ("2.3" -> "2.3.1", "2.4", "3")."""
+        last = next((s.number for s in reversed(self.sections) if s.number and s.number[0].isdigit()), None)
+        if last is None or not re.fullmatch(r"\d+(?:\.\d+)*", last):
+            return False
+        parts = last.split(".")
+        following = {".".join(parts + ["1"])}
+        following |= {".".join(parts[:depth] + [str(int(parts[depth]) + 1)]) for depth in range(len(parts))}
+        return number in following
 
     def _lone_head(self, block: VBlock) -> Optional[tuple[Optional[str], str]]:
         """A one-row block in a font other than the body's, right above a paragraph in the
