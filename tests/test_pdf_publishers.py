@@ -810,3 +810,16 @@ def test_a_numbered_head_in_body_font_that_goes_on_from_the_last_section_is_a_se
                              ("2.4.1", "Predictive Modeling Problem Definition for the Case Study"),
                              ("2.4.2", "Regression Learning for the Case Study")]
     assert not any(b.text.startswith("2.4.2.") for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_numbered_bold_head_run_in_without_a_full_stop_is_a_section():
+    """ISPRS runs "2.2.1 Provocation" in bold into its paragraph with no full stop; the row
+    comes in pieces at the gaps, and the bold ones are the head."""
+    paper = read_pair(PAIRS / "srgarcia_isprs-archives-XLVIII-4-W1-2022-201-2022.pdf")
+    heads = [(s.number, s.title) for s in paper.sections if s.number and s.number.startswith("2.2.")]
+    assert heads == [("2.2.1", "Provocation"), ("2.2.2", "Ideation"), ("2.2.3", "Knowledge Generation"),
+                     ("2.2.4", "Validation"), ("2.2.5", "Dissemination and Preservation")]
+    first = next(b for b in paper.blocks_of("paragraph") if b.section == paper.sections.index(
+        next(s for s in paper.sections if s.number == "2.2.1")))
+    assert first.text.startswith("In the provocation phase, researchers review literature")

@@ -528,8 +528,11 @@ class Classifier:
             first = block.lines[0]
             # the heading's own words: the first line less what the paragraph keeps of it
             kept = len(rest[0].words) if rest and rest[0] is not first and rest[0].words[-1] is first.words[-1] else 0
-            head = first.head(len(first.words) - kept) if kept else first
-            self._add_section(number, title, VBlock([head], block.page), run_in=True)
+            if kept:
+                heads = [first.head(len(first.words) - kept)]
+            else:  # the head's own lines: the first, or the pieces of the first row before the rest
+                heads = block.lines[: block.lines.index(rest[0])] if rest and rest[0] in block.lines else [first]
+            self._add_section(number, title, VBlock(heads, block.page), run_in=True)
             if not rest:
                 return
             block = VBlock(rest, block.page)
@@ -686,7 +689,7 @@ class Classifier:
     def _run_in_heading(self, block: VBlock) -> Optional[tuple[Optional[str], str, list[Line]]]:
         """A heading at the start of a paragraph's block: on a line of its own in its own font,
         or run in ("2.1 Data. We ...")."""
-        own_line = self._own_line_head(block)
+        own_line = self._own_line_head(block) or self._bold_pieces_head(block)
         if own_line is not None:
             return own_line
         first = block.lines[0]
@@ -718,6 +721,24 @@ class Classifier:
             return None
         head = self._head_line(block.lines[0], block.lines[1]) or self._next_numbered_line(block)
         return None if head is None else (*head, block.lines[1:])
+
+    def _bold_pieces_head(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
+        """A numbered bold head run into its paragraph with no full stop, its first row cut into
+        pieces at the gaps after the number and the title ("2.2.1 | Provocation | In the
+        provocation phase, ..."): the bold pieces are the head, the rest the paragraph."""
+        row = [line for line in block.lines if same_row(block.lines[0], line)]
+        bold = 0
+        while bold < len(row) and row[bold].bold:
+            bold += 1
+        if not 2 <= bold < len(row) or any(line.bold for line in row[bold:]):
+            return None
+        match = NUMBERED_HEAD_RE.match(" ".join(line.text.strip() for line in row[:bold]))
+        if match is None:
+            return None
+        title = match.group("title").strip()
+        if len(title.split()) > 8 or title.endswith((",", ";")) or not row[bold].text[:1].isupper():
+            return None
+        return match.group("num"), title.rstrip(".:").strip(), block.lines[bold:]
 
     def _next_numbered_line(self, block: VBlock) -> Optional[tuple[str, str]]:
         """(number, title) when a block's first line, in the body's own font, is a short
