@@ -823,3 +823,14 @@ def test_a_numbered_bold_head_run_in_without_a_full_stop_is_a_section():
     first = next(b for b in paper.blocks_of("paragraph") if b.section == paper.sections.index(
         next(s for s in paper.sections if s.number == "2.2.1")))
     assert first.text.startswith("In the provocation phase, researchers review literature")
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_ieee_heads_in_body_font_over_their_paragraph_are_sections():
+    """IEEE's upper-case heads share their paragraph's block in body size and font: a Roman
+    head too long for one row goes on in a centred row, and "ACKNOWLEDGMENT" sits centred."""
+    paper = read_pair(PAIRS / "upmchk_paper9.pdf")
+    heads = [(s.number, s.title) for s in paper.sections]
+    assert ("II", "HOW RESEARCH SOFTWARE ENGINEERING MIGHT BE IN 2030") in heads
+    assert (None, "ACKNOWLEDGMENT") in heads
+    assert not any(b.text.startswith(("II.", "ACKNOWLEDGMENT")) for b in paper.blocks_of("paragraph"))

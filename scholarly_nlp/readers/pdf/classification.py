@@ -132,6 +132,25 @@ def _runs_on(paragraph: Unit, first: Line) -> bool:
     return first.text[:1].islower() or paragraph.lines[-1].broken
 
 
+def _centred_in(line: Line, block: VBlock) -> bool:
+    """Whether ``line`` is indented and centred in its block's own width (a column's edge is
+    measured from lines like it, so a short centred line may set it)."""
+    left, right = min(l.x0 for l in block.lines), max(l.x1 for l in block.lines)
+    size = max(line.size, 1.0)
+    indent, margin = line.x0 - left, right - line.x1
+    return indent >= 2 * size and abs(indent - margin) < 2 * size
+
+
+def _centred_capitals_head(block: VBlock) -> Optional[tuple[None, str, list[Line]]]:
+    """IEEE's unnumbered head ("ACKNOWLEDGMENT"), upper case and centred in body size and font,
+    on the first row of its paragraph's block."""
+    first = block.lines[0]
+    text = first.text.strip()
+    if not re.fullmatch(r"[A-Z][A-Z&\- ]{4,40}", text) or len(text.split()) > 4 or not _centred_in(first, block):
+        return None
+    return None, text, block.lines[1:]
+
+
 def _at_part_labels(paragraphs: list[list[Line]]) -> list[list[Line]]:
     """``paragraphs`` split further where a line after a closed sentence opens with a structured
     abstract's part label ("... Kruskal-Wallis test." / "Results: Eight patients ...")."""
@@ -719,8 +738,25 @@ class Classifier:
         shares a block with its paragraph."""
         if len(block.lines) < 2 or same_row(block.lines[0], block.lines[1]):
             return None
+        two_rows = self._two_row_roman_head(block) or _centred_capitals_head(block)
+        if two_rows is not None:
+            return two_rows
         head = self._head_line(block.lines[0], block.lines[1]) or self._next_numbered_line(block)
         return None if head is None else (*head, block.lines[1:])
+
+    def _two_row_roman_head(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
+        """IEEE's upper-case head too long for one row ("II. HOW RESEARCH SOFTWARE ENGINEERING
+        MIGHT BE" over a centred "IN 2030"), in body size and font over its paragraph."""
+        first, second = block.lines[0], block.lines[1]
+        match = _ROMAN_HEAD_RE.match(first.text.strip())
+        rest = second.text.strip()
+        if match is None or not match.group("title").isupper() or not rest.isupper() or len(rest.split()) > 6:
+            return None
+        if len(block.lines) > 2 and same_row(second, block.lines[2]):
+            return None
+        if not _centred_in(second, block):
+            return None
+        return match.group("num"), f"{match.group('title').strip()} {rest}", block.lines[2:]
 
     def _bold_pieces_head(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
         """A numbered bold head run into its paragraph with no full stop, its first row cut into
