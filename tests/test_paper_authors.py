@@ -154,6 +154,9 @@ def test_an_abbreviated_organisation_is_no_author(name, organisation):
         ("Jierui Zhang, Graduate Student Member, IEEE, and Kaibin Huang, Fellow, IEEE",
          [("Jierui Zhang", []), ("Kaibin Huang", [])]),
         ("Ana Rue, John Smith", [("Ana Rue", []), ("John Smith", [])]),
+        # ApJ sets the footnote mark after the comma
+        ("J. M. Jackson, R. Simon,1 T. M. Bania, and R. Lavoie", [("J. M. Jackson", []), ("R. Simon", ["1"]),
+                                                                  ("T. M. Bania", []), ("R. Lavoie", [])]),
         ("Rue John Von Neumann", None),
         ("Univ. Paris-Sud", None),
     ],
@@ -203,3 +206,13 @@ def test_a_mark_before_the_first_name():
 def test_the_pdf_reader_reads_a_name_with_its_mark_before_it():
     need(PAIRS)
     assert [a.name for a in pdf(PAIRS / "miku_ojs62.pdf").authors] == ["Taofik Mohammed IBRAHIM"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_name_cut_after_its_particle_goes_on_past_a_margin_column():
+    """Royal Society Open Science: "Veerle Van den" / "Eynden5" over two rows, with the margin's
+    "Cite this article" lines (in another size) between them in reading order."""
+    need(PAIRS)
+    names = [a.name for a in pdf(PAIRS / "upmchk_paper8.pdf").authors]
+    assert names[5:] == ["Ayu P. M. Dewi", "René Spijker", "Inge Stegeman", "Veerle Van den Eynden",
+                         "Tony Ross-Hellauer", "Mariska M. G. Leeflang"]

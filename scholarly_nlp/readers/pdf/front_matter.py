@@ -34,6 +34,7 @@ _MARKS = rf"\s?{_MARK}(?:\s*,?\s*{_MARK})*|\s[a-h](?:\s*,\s*[a-h])*(?:\s*,?\s*[{
 _NAME_MARKS_RE = re.compile(
     rf"(?<=[^\W\d_.])(?P<marks>{_MARKS})(?=\s*(?:,|;|&|\b(?:and|AND)\b|$|[^\W\d_]))"
 )
+_MARK_AFTER_COMMA_RE = re.compile(rf"(?<=[^\W\d_]),(?P<marks>\d{{1,2}}(?:,\d{{1,2}})*|[{_SYMBOLS}]+)(?=\s+[^\W\d_])")
 _SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
 #: "(Member, IEEE)" or ", Senior Member, IEEE" after a name
 _ASIDE_RE = re.compile(
@@ -142,22 +143,43 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
 def _names_from(lines: list[Line], start: int, first: bool = False) -> tuple[Optional[list["_Name"]], int]:
     """The names on ``lines[start]``, or on it and the lines right under it when a name runs
     over a line's end ("..., Michael" / "Schlottke-Lakemper5,6, ..."); how many lines they took.
-    Names that end on an initial ("..., Kathryn B." / "Francis, Cindy ...") go on to the next
-    row when it reads on: no surname is an initial. ``first``: no name was read yet, so a mark
+    Names that end on an initial or a particle ("..., Kathryn B." / "Francis, Cindy ...") go on
+    to the next row when it reads on: no surname is either. ``first``: no name was read yet, so a mark
     may open the line ("1Taofik Mohammed IBRAHIM")."""
     text = lines[start].text.strip()
     pending: tuple[Optional[list[_Name]], int] = (None, 0)
-    for end in range(start + 1, min(start + _NAME_LINES, len(lines)) + 1):
+    last = start
+    for _ in range(_NAME_LINES):
         parsed = _names(text, lines[start], lead_mark=first)
-        more = end < len(lines) and _reads_on(lines[end - 1], lines[end])
+        following = _next_piece(lines, last)
         if parsed is not None:
-            if not (more and _INITIAL_END_RE.search(parsed[-1].name)):
-                return parsed, end - start
-            pending = pending if pending[0] is not None else (parsed, end - start)
-        if not more:
+            if not (following is not None and _goes_on(parsed[-1].name)):
+                return parsed, last + 1 - start
+            pending = pending if pending[0] is not None else (parsed, last + 1 - start)
+        if following is None:
             break
-        text = f"{text} {lines[end].text.strip()}"
+        last = following
+        text = f"{text} {lines[last].text.strip()}"
     return pending
+
+
+def _next_piece(lines: list[Line], index: int) -> Optional[int]:
+    """The index of the line that reads on from ``lines[index]``: the next one, or one a line
+    or two further where lines of another size come between in reading order (a margin
+    column's "Cite this article" beside a list of names); None where the text stops."""
+    line = lines[index]
+    for later in range(index + 1, min(index + 4, len(lines))):
+        if _reads_on(line, lines[later]):
+            return later
+        if abs(lines[later].size - line.size) <= 0.15 * max(line.size, 1.0):
+            return None
+    return None
+
+
+def _goes_on(name: str) -> bool:
+    """Whether a name read at a row's end goes on in the next row: it ends on an initial
+    ("Kathryn B.") or a particle ("Veerle Van den" / "Eynden"), and no surname is either."""
+    return bool(_INITIAL_END_RE.search(name)) or name.split()[-1].lower() in _PARTICLES
 
 
 def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Name]]:
@@ -165,6 +187,8 @@ def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Nam
     ``lead_mark``: the first name's marks may come before it ("1Taofik Mohammed IBRAHIM")."""
     # a mark in a font without Unicode mapping comes out as a control or private-use character
     text = _ASIDE_RE.sub("", compose_accents(_UNMAPPED_RE.sub("", text)))
+    # a mark set after the comma ("R. Simon,1 T. M. Bania") goes before it
+    text = _MARK_AFTER_COMMA_RE.sub(r"\g<marks>,", text)
     leading = _LEADING_MARK_RE.match(text) if lead_mark else None
     if leading:
         text = text[leading.end():]
@@ -243,10 +267,11 @@ def _affiliation(line: Line, text: str, names: list[_Name], keyed: dict[str, lis
 
 def _reads_on(prev: Line, line: Line) -> bool:
     """Whether ``line`` is the next piece of text after ``prev``: further along its row
-    (a row cut at the gaps around marks) or on the next row."""
+    (a row cut at the gaps around marks) or on the next row, in the same size."""
     if same_row(prev, line):
         return line.x0 >= prev.x1 - 2
-    return -0.3 * max(prev.size, 1.0) <= line.y0 - prev.y1 <= 0.8 * max(prev.size, 1.0)
+    size = max(prev.size, 1.0)
+    return -0.3 * size <= line.y0 - prev.y1 <= 0.8 * size and abs(line.size - prev.size) <= 0.15 * size
 
 
 def _right_below(upper: Line, line: Line) -> bool:
