@@ -216,3 +216,28 @@ def test_a_name_cut_after_its_particle_goes_on_past_a_margin_column():
     names = [a.name for a in pdf(PAIRS / "upmchk_paper8.pdf").authors]
     assert names[5:] == ["Ayu P. M. Dewi", "René Spijker", "Inge Stegeman", "Veerle Van den Eynden",
                          "Tony Ross-Hellauer", "Mariska M. G. Leeflang"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_stacked_authors_each_keep_their_own_affiliation_and_no_title():
+    """JIMP stacks each author over an affiliation and an address: each affiliation is the
+    name's right above it, not every earlier name's; "Dr." is no part of a name."""
+    need(PAIRS)
+    authors = pdf(PAIRS / "srgarcia_JIMP-4.1.4.pdf").authors
+    assert [(a.name, a.affiliations) for a in authors] == [
+        ("Shehzad Ahmad", ["Edwardes College Peshawar"]),
+        ("Muhammad Ibrahim", ["Peshawar Medical College, Riphah International University, Islamabad"]),
+        ("Sajjad Ahmad", ["Department of Library and Information Science, University of Peshawar"]),
+        ("Abid Hussain", ["Allama Iqbal Open University, Islamabad, Pakistan"]),
+    ]
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_authors_side_by_side_keep_the_affiliation_under_each():
+    """ACL's two authors side by side, each over a three-line address."""
+    need(ACL_PDFS)
+    authors = {a.name: a.affiliations for a in pdf(ACL_PDFS / "P10-2066.pdf").authors}
+    assert authors["Xiao-Li Li"][0].startswith("Institute for Infocomm Research")
+    assert not any("Illinois" in a for a in authors["Xiao-Li Li"])
+    assert authors["Lei Zhang"][0].startswith("University of Illinois at Chicago")
+    assert not any("Infocomm" in a for a in authors["Lei Zhang"])

@@ -35,6 +35,7 @@ _NAME_MARKS_RE = re.compile(
     rf"(?<=[^\W\d_.])(?P<marks>{_MARKS})(?=\s*(?:,|;|&|\b(?:and|AND)\b|$|[^\W\d_]))"
 )
 _MARK_AFTER_COMMA_RE = re.compile(rf"(?<=[^\W\d_]),(?P<marks>\d{{1,2}}(?:,\d{{1,2}})*|[{_SYMBOLS}]+)(?=\s+[^\W\d_])")
+_HONORIFIC_RE = re.compile(r"^(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+(?=[^\W\d_])")
 _SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
 #: "(Member, IEEE)" or ", Senior Member, IEEE" after a name
 _ASIDE_RE = re.compile(
@@ -212,6 +213,7 @@ def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Nam
                     and _is_name(f"{part} {parts[i + 1]}")):
                 i += 1  # a stray comma inside a name ("Meghan, E. Rickard"), not "Dhaka, Bangladesh"
                 part = f"{part} {parts[i]}"
+            part = _HONORIFIC_RE.sub("", part)  # "Dr. Shehzad Ahmad"
             if not _is_name(part):
                 return None
             name = part.title() if part.isupper() else part  # IEEE prints "LIJIA CHEN"
@@ -256,6 +258,7 @@ def _affiliation(line: Line, text: str, names: list[_Name], keyed: dict[str, lis
         last[0][last[1]] = f"{last[0][last[1]]} {text}"
         return last[0], last[1], line
     above = [n for n in names if n.line.y0 < line.y0 and n.line.x0 < line.x1 and line.x0 < n.line.x1]
+    above = _nearest_group(above)
     owners = above if above and len(above) < len(names) else names
     if any(n.marks for n in names):
         return None  # names keyed to marked affiliations: an unmarked line is something else
@@ -263,6 +266,19 @@ def _affiliation(line: Line, text: str, names: list[_Name], keyed: dict[str, lis
         name.affiliations.append(text)
     owner = owners[0]
     return owner.affiliations, len(owner.affiliations) - 1, line
+
+
+def _nearest_group(above: list[_Name]) -> list[_Name]:
+    """The names of ``above`` in the rows right over the lowest one: where names are stacked
+    each over its own affiliation and address ("Dr. Shehzad Ahmad" / "Edwardes College" /
+    e-mail / "Muhammad Ibrahim" / ...), an affiliation line is only the nearest names'."""
+    rows = sorted({round(n.line.y0, 1) for n in above}, reverse=True)
+    group = rows[:1]
+    for row in rows[1:]:
+        if group[-1] - row > 2.5 * max(above[0].line.size, 1.0):
+            break  # other lines (an affiliation, an address) stand between: another author's block
+        group.append(row)
+    return [n for n in above if round(n.line.y0, 1) in group]
 
 
 def _reads_on(prev: Line, line: Line) -> bool:
