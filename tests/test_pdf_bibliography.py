@@ -231,6 +231,7 @@ def test_a_doi_is_read_and_kept_out_of_the_title():
 def test_spacing_accents_are_put_on_their_letter():
     assert compose_accents("Be\u00b4langer") == "B\u00e9langer"
     assert compose_accents("Schro\u00a8dinger") == "Schr\u00f6dinger"
+    assert compose_accents("Co\u02c6te\u00b4") == "C\u00f4t\u00e9"
     assert compose_accents("plain text") == "plain text"
 
 

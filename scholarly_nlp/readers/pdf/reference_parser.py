@@ -136,7 +136,7 @@ _CEDILLA_LETTERS = "CSTcst"  # and the cedilla after it ("Franc\u00b8ois")
 
 
 def compose_accents(text: str) -> str:
-    """Spacing accents a PDF prints beside their letter ("Be\u00b4langer", "Cot\u02c6 e\u00b4") put on
+    """Spacing accents a PDF prints beside their letter ("Be\u00b4langer", "Co\u02c6te\u00b4") put on
     it ("B\u00e9langer", "C\u00f4t\u00e9"): on the vowel before, else on the vowel after; a caron
     on the consonant after it ("Fi\u02c7ser", Fi\u0161er), a cedilla on the c, s or t before it."""
     if not any(accent in text for accent in _SPACING_ACCENTS):
