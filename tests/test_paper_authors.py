@@ -157,6 +157,7 @@ def test_an_abbreviated_organisation_is_no_author(name, organisation):
         # ApJ sets the footnote mark after the comma
         ("J. M. Jackson, R. Simon,1 T. M. Bania, and R. Lavoie", [("J. M. Jackson", []), ("R. Simon", ["1"]),
                                                                   ("T. M. Bania", []), ("R. Lavoie", [])]),
+        ("Dr. Shehzad Ahmad and PROF. DR. Hans Muller", [("Shehzad Ahmad", []), ("Hans Muller", [])]),
         ("Rue John Von Neumann", None),
         ("Univ. Paris-Sud", None),
     ],
@@ -241,3 +242,11 @@ def test_authors_side_by_side_keep_the_affiliation_under_each():
     assert not any("Illinois" in a for a in authors["Xiao-Li Li"])
     assert authors["Lei Zhang"][0].startswith("University of Illinois at Chicago")
     assert not any("Infocomm" in a for a in authors["Lei Zhang"])
+
+
+def test_a_name_goes_on_in_the_next_row_only_after_an_initial_or_a_lower_case_particle():
+    """"Veerle Van den" / "Eynden" is one name; "Duc Le" and "Chen Di" end theirs."""
+    from scholarly_nlp.readers.pdf.front_matter import _goes_on
+
+    assert _goes_on("Veerle Van den") and _goes_on("Kathryn B.")
+    assert not _goes_on("Duc Le") and not _goes_on("Chen Di") and not _goes_on("John Smith")

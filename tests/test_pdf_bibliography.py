@@ -200,11 +200,25 @@ def test_a_title_glued_to_its_journal_ends_at_the_full_stop(text, title, venue):
         # APA names the forms stop at ("Caraccio., M.") run on to "(under review)"
         ("Earp, B. D., McLoughlan, K., Caraccio., M., Clark, M. S., & Crockett, M. J. (under review). Impartial "
          "beneficence predicts greater concern. PsyArXiv.", False,
-         ["B. D. Earp", "K. McLoughlan", "Caraccio, M", "Clark, M. S", "Crockett, M. J"],
+         ["B. D. Earp", "K. McLoughlan", "M Caraccio", "M. S Clark", "M. J Crockett"],
          "Impartial beneficence predicts greater concern"),
         # a numbered entry with no author: its words before the year are its title
         ("[2] Breaking barriers: Unconscious gender bias in the workplace, 2017.", True, [],
          "Breaking barriers: Unconscious gender bias in the workplace"),
+        # what stands before "(year)" is a title, not more names, when nothing says names
+        ("M. Nielsen, Quantum Computation (2010).", False, ["M. Nielsen"], "Quantum Computation (2010)"),
+        # a suffix after the last name read is that name's
+        ("Yancy CW, Casey DE Jr (2013) Heart failure guidelines. Circulation 128: 1-2.", False,
+         ["CW Yancy", "DE Casey Jr"], "Heart failure guidelines"),
+        # an organisation closed by a full stop before APA's "(year)."
+        ("U.S. Census Bureau. (2021). American Community Survey 5-year estimates. Retrieved from the web.", False,
+         ["U.S. Census", "Bureau"], "American Community Survey 5-year estimates"),
+        # an abbreviation's full stop inside a comma-closed title is no end
+        ("[4] A. Lee, K. Wong, Strategy at Apple Inc. and the smartphone market, J. Bus. Res. 12 (2019) 1-9.", True,
+         ["A. Lee", "K. Wong"], "Strategy at Apple Inc. and the smartphone market"),
+        # a dotted product name is one word
+        ("Smith J. Building apps with ASP.Net Core. Microsoft Press; 2019.", False, ["J. Smith"],
+         "Building apps with ASP.Net Core"),
         # a one-word chapter title: "In ..." after it is the book, no subtitle
         ("Earp, B. D. (2022). Flirting. In B. D. Earp & L. Watson (Eds.), The Routledge handbook of philosophy of sex "
          "(pp. 1\u201312). Routledge.", False, ["B. D. Earp"], "Flirting"),

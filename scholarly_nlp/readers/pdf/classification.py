@@ -132,18 +132,21 @@ def _runs_on(paragraph: Unit, first: Line) -> bool:
     return first.text[:1].islower() or paragraph.lines[-1].broken
 
 
+def _centred(line: Line, left: float, right: float) -> bool:
+    """Whether ``line`` sits centred between ``left`` and ``right``."""
+    return abs((line.x0 - left) - (right - line.x1)) < 2 * max(line.size, 1.0)
+
+
 def _centred_in(line: Line, block: VBlock) -> bool:
     """Whether ``line`` is indented and centred in its block's own width (a column's edge is
     measured from lines like it, so a short centred line may set it)."""
     left, right = min(l.x0 for l in block.lines), max(l.x1 for l in block.lines)
-    size = max(line.size, 1.0)
-    indent, margin = line.x0 - left, right - line.x1
-    return indent >= 2 * size and abs(indent - margin) < 2 * size
+    return line.x0 - left >= 2 * max(line.size, 1.0) and _centred(line, left, right)
 
 
 def _centred_capitals_head(block: VBlock) -> Optional[tuple[None, str, list[Line]]]:
-    """IEEE's unnumbered head ("ACKNOWLEDGMENT"), upper case and centred in body size and font,
-    on the first row of its paragraph's block."""
+    """IEEE's unnumbered head ("ACKNOWLEDGMENT") on the first row of its paragraph's block, told
+    by its capitals and its centring alone (it is set in body type)."""
     first = block.lines[0]
     text = first.text.strip()
     if not re.fullmatch(r"[A-Z][A-Z&\- ]{4,40}", text) or len(text.split()) > 4 or not _centred_in(first, block):
@@ -549,8 +552,8 @@ class Classifier:
             kept = len(rest[0].words) if rest and rest[0] is not first and rest[0].words[-1] is first.words[-1] else 0
             if kept:
                 heads = [first.head(len(first.words) - kept)]
-            else:  # the head's own lines: the first, or the pieces of the first row before the rest
-                heads = block.lines[: block.lines.index(rest[0])] if rest and rest[0] in block.lines else [first]
+            else:  # the head's own lines: those before the rest (all, when no paragraph follows)
+                heads = block.lines[: block.lines.index(rest[0])] if rest and rest[0] in block.lines else block.lines
             self._add_section(number, title, VBlock(heads, block.page), run_in=True)
             if not rest:
                 return
@@ -559,7 +562,8 @@ class Classifier:
             # STRATEGY" over "1) MATERIALS AND METHODS" over the paragraph)
             nested = self._own_line_head(block) if rest[0] is not first else None
             if nested is not None:
-                self._add_section(nested[0], nested[1], VBlock(block.lines[:1], block.page), run_in=True)
+                own = block.lines[: len(block.lines) - len(nested[2])]  # its rows: one, or two (IEEE)
+                self._add_section(nested[0], nested[1], VBlock(own, block.page), run_in=True)
                 block = VBlock(nested[2], block.page)
         for i, lines in enumerate(self._paragraphs(block)):
             if i == 0 and self._continues(lines[0], block):
@@ -746,7 +750,8 @@ class Classifier:
 
     def _two_row_roman_head(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
         """IEEE's upper-case head too long for one row ("II. HOW RESEARCH SOFTWARE ENGINEERING
-        MIGHT BE" over a centred "IN 2030"), in body size and font over its paragraph."""
+        MIGHT BE" over a centred "IN 2030") at the top of its paragraph's block: set in body type,
+        it is told by its Roman number, its capitals and the centred second row."""
         first, second = block.lines[0], block.lines[1]
         match = _ROMAN_HEAD_RE.match(first.text.strip())
         rest = second.text.strip()
@@ -777,7 +782,7 @@ class Classifier:
         return match.group("num"), title.rstrip(".:").strip(), block.lines[bold:]
 
     def _next_numbered_line(self, block: VBlock) -> Optional[tuple[str, str]]:
-        """(number, title) when a block's first line, in the body's own font, is a short
+        """(number, title) when a block's first line, in any font, is a short
         title-case line whose number goes on from the last numbered section ("2.3.1. Data Set
         Description" under "2.3", "2.4.2" after "2.4.1") and the next line opens a paragraph
         with an indent: a heading the font does not tell (MDPI's third level)."""
@@ -867,9 +872,7 @@ class Classifier:
         """Whether a line starts at its column's left edge or sits centred in it (a heading
         is not indented, unlike a displayed example, unless its paragraph is too)."""
         left, right = self.pages[line.page].edge(line)
-        size = max(line.size, 1.0)
-        indent = line.x0 - left
-        return indent < 0.6 * size or abs(indent - (right - line.x1)) < 2 * size
+        return line.x0 - left < 0.6 * max(line.size, 1.0) or _centred(line, left, right)
 
     def _run_in_bold(self, first: Line, block: VBlock) -> Optional[tuple[Optional[str], str, list[Line]]]:
         """An unnumbered bold head run into its paragraph ("Validation We use the term ...",

@@ -35,7 +35,7 @@ _NAME_MARKS_RE = re.compile(
     rf"(?<=[^\W\d_.])(?P<marks>{_MARKS})(?=\s*(?:,|;|&|\b(?:and|AND)\b|$|[^\W\d_]))"
 )
 _MARK_AFTER_COMMA_RE = re.compile(rf"(?<=[^\W\d_]),(?P<marks>\d{{1,2}}(?:,\d{{1,2}})*|[{_SYMBOLS}]+)(?=\s+[^\W\d_])")
-_HONORIFIC_RE = re.compile(r"^(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+(?=[^\W\d_])")
+_HONORIFIC_RE = re.compile(r"^(?:(?:Dr|Prof|Professor|Mr|Mrs|Ms)\.?\s+)+(?=[^\W\d_])", re.IGNORECASE)
 _SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b)\s*", re.IGNORECASE)
 #: "(Member, IEEE)" or ", Senior Member, IEEE" after a name
 _ASIDE_RE = re.compile(
@@ -179,8 +179,10 @@ def _next_piece(lines: list[Line], index: int) -> Optional[int]:
 
 def _goes_on(name: str) -> bool:
     """Whether a name read at a row's end goes on in the next row: it ends on an initial
-    ("Kathryn B.") or a particle ("Veerle Van den" / "Eynden"), and no surname is either."""
-    return bool(_INITIAL_END_RE.search(name)) or name.split()[-1].lower() in _PARTICLES
+    ("Kathryn B.") or a lower-case particle ("Veerle Van den" / "Eynden"), and no surname is
+    either (a capitalised "Le" or "Du" may be one)."""
+    last = name.split()[-1]
+    return bool(_INITIAL_END_RE.search(name)) or (last.islower() and last in _PARTICLES)
 
 
 def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Name]]:

@@ -27,8 +27,10 @@ _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
 _LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
 _PARTICLE = r"(?:(?:[Zz]u|[Vv]an|[Vv]on|[Dd]er|[Dd]en|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|[Dd]u|[Ll]a|[Ll]e|[Dd]os|[Dd]as|ter|ten|bin|[Aa]l|[Ee]l|[Ss]t\.)\s+)*"
 _SURNAME = rf"{_PARTICLE}(?:[{_UP}]['\u2019])?[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*[{_LOW}{_UP}]"
-_INITIALS = rf"[{_UP}]\.(?:\s?-?\s?[{_UP}]\.)*"
-_BARE_INITIALS = rf"[{_UP}]{{1,3}}(?:\s[{_UP}])?(?![{_LOW}\w])"
+# one way only to match the gap between initials: an ambiguous "\s?-?\s?" backtracked
+# exponentially on a long run of initials that fails
+_INITIALS = rf"[{_UP}]\.(?:(?:\s?-\s?|\s)?[{_UP}]\.)*"
+_BARE_INITIALS = rf"[{_UP}]{{1,3}}(?:\s[{_UP}](?:\.|(?=\s*(?:[,;(&]|and\b|\d|$))))?(?![{_LOW}\w])"
 #: Words that open titles and are not given names ("The KDD process ..." is no "The KDD").
 _TITLE_OPENERS = ("The|A|An|On|In|Of|For|To|Towards?|How|What|When|Why|Where|Which|Using|Is|Are|Do|Does|Can|"
                   "From|With|Beyond|Learning|Deep|Neural|Data|Improving|Automatic|Evaluating|Understanding|"
@@ -63,8 +65,10 @@ _URL = re.compile(r"(?:\[?online\]?\.?\s*)?(?:available\s+(?:at|from|online)\s*:
                   r"(?:https?://|www\.)\S+(?:\s+\S+/\S*)*", re.IGNORECASE)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 #: The year (or "n.d.", "in press") right after the authors, with a month before or after it.
+#: What an entry prints where its year is not known yet.
+_YEAR_STAND_IN = r"n\.\s?d\.|in press|under review|forthcoming"
 _LEADING_YEAR = re.compile(
-    rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|n\.\s?d\.|in press|under review|forthcoming)"
+    rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|{_YEAR_STAND_IN})"
     rf"(?:,\s*{_MONTH}(?:\s*\d{{1,2}})?)?\)?[.,:;]?\s*",
     re.IGNORECASE,
 )
@@ -226,7 +230,7 @@ def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
     if parsed.year is None:
         parsed.year = _last_year(rest) or _last_year(parsed.title if not parsed.venue else "")
     head = parsed.authors[0] if len(parsed.authors) == 1 else ""
-    if parsed.label and not parsed.title and len(head.split()) >= 3 and re.search(rf"\s[{_LOW}]", head):
+    if parsed.label and not parsed.title and len(head.split()) >= 3 and _TITLE_WORD_RE.search(head):
         # a numbered entry with no author, only words and a year ("[1] The nobel prize in physics
         # 1901."): what stood before the year is its title
         parsed.title, parsed.authors, parsed.surnames = _clean(head), [], []
@@ -268,50 +272,75 @@ def _read_authors(parsed: ParsedReference, text: str) -> int:
 _ORGANISATION = re.compile(rf"(?P<name>(?:[{_UP}][\w&\-]*)(?:\s+(?:of|for|and|the|[{_UP}][\w&\-]*)){{0,5}})\.\s+(?=[{_UP}\d(])")
 
 
+#: A lower-case word that is no name's particle: a title's ("The nobel prize in physics").
+_TITLE_WORD_RE = re.compile(
+    rf"\s(?!(?:zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|al|el)\b)[{_LOW}]"
+)
+
+
 #: A journal's abbreviation, volume and first page, all an entry prints after its year ("ApJ, 392, 497").
 _JOURNAL_CITATION = re.compile(rf"(?P<journal>[{_UP}][\w&.]*(?:\s[\w&.]+){{0,3}}),\s*\d+,\s*[{_UP}]?\d+")
 
 
 #: A year in parentheses, with a month before it ("(2019)", "(Sept. 2008)"), or its stand-in.
 _PARENTHESISED_YEAR = re.compile(
-    rf"\(\s*(?:(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?{_YEAR}|n\.\s?d\.|in press|under review|forthcoming)\s*\)",
+    rf"\(\s*(?:(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?{_YEAR}|{_YEAR_STAND_IN})\s*\)",
     re.IGNORECASE,
 )
-_NAME_TOKEN = (rf"(?!(?:{_TITLE_OPENERS})\b(?!\.))(?:[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*\.?"
+_NAME_TOKEN = (rf"(?!(?:{_TITLE_OPENERS})\b(?!\.))(?:[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*"
                rf"|[{_UP}]\.(?:\s?-?[{_UP}]\.)*|zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin)")
 #: One author's name as printed, in any form: up to five capitalised words, initials or particles.
 _LOOSE_NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,4}}")
-#: Initials alone, as a name's part after a comma or a surname ("L", "CR", "A-F", "K.K.", "M. S").
-_INITIALS_ONLY = re.compile(rf"-?[{_UP}]{{1,3}}\.?|-?[{_UP}]\.?(?:\s?-?[{_UP}]\.?)+")
+#: Initials alone, as a name's part after a comma or a surname ("L", "CR", "A-F", "K.K.", "M. S");
+#: not an acronym ("NASA").
+_INITIALS_ONLY = re.compile(rf"-?[{_UP}]{{1,3}}\.?|-?[{_UP}]\.(?:\s?-?[{_UP}]\.?)*|-?[{_UP}](?:-[{_UP}]\.?)+")
+_SUFFIX = re.compile(r"(?:Jr|Sr)\.?|II|III")
+
+
+def _has_initials(name: str) -> bool:
+    """Whether a loosely read name has initials ("Seidel S", "van der Meer TGLA", "K. Lee")."""
+    words = name.split()
+    return any(_INITIALS_ONLY.fullmatch(w) for w in words) or (
+        len(words) > 1 and re.fullmatch(rf"[{_UP}]{{4}}", words[-1]) is not None)
 
 
 def _more_names_before_year(parsed: ParsedReference, text: str, end: int) -> int:
     """Where the author list ends when names the forms did not read run on from ``end`` to a
     year in parentheses ("Chandra Kruse L, Seidel S and vom Brocke J (2019)", "Bharath, R.,
-    Punit Kumar, et al. (Dec. 2015)"): those names are added and their end returned; else ``end``."""
+    Punit Kumar, et al. (Dec. 2015)"): those names are added and their end returned; else ``end``.
+    The run must read as names: initials in it, "et al.", an "and" before the last name or a full
+    stop before the year ("U.S. Census Bureau. (2021)."; "M. Nielsen, Quantum Computation (2010)"
+    has a title there)."""
     if not parsed.authors or _LEADING_YEAR.match(text[end:]):
         return end
     year = _PARENTHESISED_YEAR.search(text, end, end + 300)
     if year is None:
         return end
-    between = _ET_AL.sub(" ", text[end: year.start()])
-    chunks = [" ".join(chunk.strip(" .").split()) for chunk in _SEPARATOR.split(between) if chunk.strip(" .,")]
-    # the rest of the last name read, its initials ("Chandra Kruse" + "L", "Cameron A" + "-F")
-    lead = chunks.pop(0) if chunks and _INITIALS_ONLY.fullmatch(chunks[0]) else None
+    between = text[end: year.start()]
+    et_al = bool(_ET_AL.search(between))
+    chunks = [" ".join(c.strip(" .").split()) for c in _SEPARATOR.split(_ET_AL.sub(" ", between)) if c.strip(" .,")]
+    # the rest of the last name read, right after it: its initials or suffix ("Chandra Kruse" +
+    # "L", "Cameron A" + "-F", "Casey DE" + "Jr")
+    lead = None
+    if chunks and re.match(r"\s|-", between) and (_INITIALS_ONLY.fullmatch(chunks[0]) or _SUFFIX.fullmatch(chunks[0])):
+        lead = chunks.pop(0)
     names: list[str] = []
     for chunk in chunks:
-        if names and (_INITIALS_ONLY.fullmatch(chunk) or chunk == "Jr"):
-            names[-1] += f", {chunk}"  # "Calcott, R.", "Smith, Jr."
+        if names and (_INITIALS_ONLY.fullmatch(chunk) or _SUFFIX.fullmatch(chunk)):
+            names[-1] = f"{chunk} {names[-1]}" if _INITIALS_ONLY.fullmatch(chunk) else f"{names[-1]} {chunk}"
         elif _LOOSE_NAME.fullmatch(chunk):
             names.append(chunk)
         else:
             return end
+    closed = between.rstrip().endswith(".")  # APA's "Authors. (Year)."
+    if names and not (et_al or closed or re.search(r"\s(?:and|&)\s", between) or any(map(_has_initials, names))):
+        return end
     if lead is not None:
         last = parsed.authors[-1]
         given, _, surname = last.partition(" ")
         parsed.authors[-1] = f"{given}{lead} {surname}" if lead.startswith("-") else f"{last} {lead}"
     for name in names:
-        words = [w for w in name.replace(",", " ").split() if w != "Jr" and not _INITIALS_ONLY.fullmatch(w)]
+        words = [w for w in name.split() if not _SUFFIX.fullmatch(w) and not _INITIALS_ONLY.fullmatch(w)]
         parsed.authors.append(name)
         parsed.surnames.append(fold(words[-1] if words else name))
     return year.start()
@@ -369,13 +398,18 @@ def _sentence(text: str) -> tuple[str, str]:
 
 
 #: A sentence's end: a full stop, question or exclamation mark before a space or the end, or a
-#: full stop (after a word, or a question mark) glued to the next capitalised word, as some
-#: PDFs print the title and the journal ("... leverage AI.Business Horizons, 63(2)").
-_SENTENCE_END = re.compile(rf"[.?!](?=\s+\S|\s*$)|(?:(?<=[{_UP}{_LOW}]{{2}})|\?)\.(?=[{_UP}][{_LOW}]{{2}})")
+#: full stop (after a word, or a question mark) glued to the next capitalised word when a
+#: volume follows, as some PDFs print the title and the journal ("... leverage AI.Business
+#: Horizons, 63(2)"; "ASP.Net Core." is one word).
+_SENTENCE_END = re.compile(
+    rf"[.?!](?=\s+\S|\s*$)|(?:(?<=[{_UP}{_LOW}]{{2}})|\?)\.(?=[{_UP}][{_LOW}]{{2}}[^.]{{0,80}}?,\s*\d)"
+)
 
 
-#: Abbreviations a title goes on after ("... mortality for U.S. Pacific West Coast ...").
+#: Abbreviations a title goes on after ("... mortality for U.S. Pacific West Coast ..."), when a
+#: lower-case or a capitalised word follows (not a journal's capitals: "in the U.S. JAMA.").
 _COUNTRY_ABBREVIATIONS = ("U.S", "U.K", "U.N", "E.U")
+_GOES_ON_RE = re.compile(rf"\s+(?:[{_LOW}]|[{_UP}][{_LOW}])")
 
 
 def _first_sentence(text: str) -> tuple[str, str]:
@@ -386,7 +420,7 @@ def _first_sentence(text: str) -> tuple[str, str]:
         last_word = before.split()[-1] if before.split() else ""
         if match.group() == "." and (re.fullmatch(rf"[{_UP}v]", last_word)
                                      or last_word.lower() in ("vs", "e.g", "i.e", "al", "st", "dr", "no", "vol")
-                                     or (last_word in _COUNTRY_ABBREVIATIONS and re.match(r"\s+[^\W\d_]", text[match.end():]))):
+                                     or (last_word in _COUNTRY_ABBREVIATIONS and _GOES_ON_RE.match(text[match.end():]))):
             continue
         end = match.start() + 1 if match.group()[0] in "?!" else match.start()
         return _clean(text[:end]), text[match.end():]
@@ -405,7 +439,17 @@ def _comma_title(text: str) -> tuple[str, str]:
     text = text.lstrip(" .,:;")
     end = _TITLE_END_COMMA.search(text)
     sentence, after = _sentence(text)
-    if end is None or (len(sentence) < end.start() - 1 and not re.search(rf"\b{_YEAR}$", sentence)):
+    # what a full stop before the comma leaves is the container when capitalised and a
+    # publisher in parentheses or more than a subtitle's word or two ("Inc. and the smartphone
+    # market", ". A review" stay in the title)
+    after_stop = text[len(sentence): end.start()].lstrip(" .?!") if end is not None else ""
+    between = after_stop.lstrip("([")
+    if end is None or (
+        len(sentence) < end.start() - 1
+        and not re.search(rf"\b{_YEAR}$", sentence)
+        and between[:1].isupper()
+        and (after_stop[:1] in "([" or len(between.split()) >= 3 or re.search(r"\d", between))
+    ):
         # a full stop before the comma ends the title ("Mapping the semantic structure of
         # cognitive neuroscience. Journal of cognitive neuroscience 26, 1949-1965 (2014)"),
         # unless what it ends is names and a year that the author forms did not read
