@@ -26,6 +26,8 @@ _YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
 _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
 _LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
 _PARTICLE = r"(?:(?:[Zz]u|[Vv]an|[Vv]on|[Dd]er|[Dd]en|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|[Dd]u|[Ll]a|[Ll]e|[Dd]os|[Dd]as|ter|ten|bin|[Aa]l|[Ee]l|[Ss]t\.)\s+)*"
+#: A name's lower-case particles, as a loosely read name may hold them.
+_PARTICLE_WORDS = "zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|al|el"
 _SURNAME = rf"{_PARTICLE}(?:[{_UP}]['\u2019])?[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*[{_LOW}{_UP}]"
 # one way only to match the gap between initials: an ambiguous "\s?-?\s?" backtracked
 # exponentially on a long run of initials that fails
@@ -274,7 +276,7 @@ _ORGANISATION = re.compile(rf"(?P<name>(?:[{_UP}][\w&\-]*)(?:\s+(?:of|for|and|th
 
 #: A lower-case word that is no name's particle: a title's ("The nobel prize in physics").
 _TITLE_WORD_RE = re.compile(
-    rf"\s(?!(?:zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|al|el)\b)[{_LOW}]"
+    rf"\s(?!(?:{_PARTICLE_WORDS})\b)[{_LOW}]"
 )
 
 
@@ -288,7 +290,7 @@ _PARENTHESISED_YEAR = re.compile(
     re.IGNORECASE,
 )
 _NAME_TOKEN = (rf"(?!(?:{_TITLE_OPENERS})\b(?!\.))(?:[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*"
-               rf"|[{_UP}]\.(?:\s?-?[{_UP}]\.)*|zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin)")
+               rf"|[{_UP}]\.(?:\s?-?[{_UP}]\.)*|{_PARTICLE_WORDS})")
 #: One author's name as printed, in any form: up to five capitalised words, initials or particles.
 _LOOSE_NAME = re.compile(rf"{_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,4}}")
 #: Initials alone, as a name's part after a comma or a surname ("L", "CR", "A-F", "K.K.", "M. S");
