@@ -144,6 +144,22 @@ def _centred_in(line: Line, block: VBlock) -> bool:
     return line.x0 - left >= 2 * max(line.size, 1.0) and _centred(line, left, right)
 
 
+def _two_row_roman_head(block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
+    """IEEE's upper-case head too long for one row ("II. HOW RESEARCH SOFTWARE ENGINEERING MIGHT
+    BE" over a centred "IN 2030") at the top of its paragraph's block: set in body type, it is
+    told by its Roman number, its capitals and the centred second row."""
+    first, second = block.lines[0], block.lines[1]
+    match = _ROMAN_HEAD_RE.match(first.text.strip())
+    rest = second.text.strip()
+    if match is None or not match.group("title").isupper() or not rest.isupper() or len(rest.split()) > 6:
+        return None
+    if len(block.lines) > 2 and same_row(second, block.lines[2]):
+        return None
+    if not _centred_in(second, block):
+        return None
+    return match.group("num"), f"{match.group('title').strip()} {rest}", block.lines[2:]
+
+
 def _centred_capitals_head(block: VBlock) -> Optional[tuple[None, str, list[Line]]]:
     """IEEE's unnumbered head ("ACKNOWLEDGMENT") on the first row of its paragraph's block, told
     by its capitals and its centring alone (it is set in body type)."""
@@ -742,26 +758,11 @@ class Classifier:
         shares a block with its paragraph."""
         if len(block.lines) < 2 or same_row(block.lines[0], block.lines[1]):
             return None
-        two_rows = self._two_row_roman_head(block) or _centred_capitals_head(block)
+        two_rows = _two_row_roman_head(block) or _centred_capitals_head(block)
         if two_rows is not None:
             return two_rows
         head = self._head_line(block.lines[0], block.lines[1]) or self._next_numbered_line(block)
         return None if head is None else (*head, block.lines[1:])
-
-    def _two_row_roman_head(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
-        """IEEE's upper-case head too long for one row ("II. HOW RESEARCH SOFTWARE ENGINEERING
-        MIGHT BE" over a centred "IN 2030") at the top of its paragraph's block: set in body type,
-        it is told by its Roman number, its capitals and the centred second row."""
-        first, second = block.lines[0], block.lines[1]
-        match = _ROMAN_HEAD_RE.match(first.text.strip())
-        rest = second.text.strip()
-        if match is None or not match.group("title").isupper() or not rest.isupper() or len(rest.split()) > 6:
-            return None
-        if len(block.lines) > 2 and same_row(second, block.lines[2]):
-            return None
-        if not _centred_in(second, block):
-            return None
-        return match.group("num"), f"{match.group('title').strip()} {rest}", block.lines[2:]
 
     def _bold_pieces_head(self, block: VBlock) -> Optional[tuple[str, str, list[Line]]]:
         """A numbered bold head run into its paragraph with no full stop, its first row cut into

@@ -144,9 +144,9 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
 def _names_from(lines: list[Line], start: int, first: bool = False) -> tuple[Optional[list["_Name"]], int]:
     """The names on ``lines[start]``, or on it and the lines right under it when a name runs
     over a line's end ("..., Michael" / "Schlottke-Lakemper5,6, ..."); how many lines they took.
-    Names that end on an initial or a particle ("..., Kathryn B." / "Francis, Cindy ...") go on
-    to the next row when it reads on: no surname is either. ``first``: no name was read yet, so a mark
-    may open the line ("1Taofik Mohammed IBRAHIM")."""
+    Names that end on an initial or a lower-case particle ("..., Kathryn B." / "Francis, Cindy
+    ...") go on to the next row when it reads on: no surname is either. ``first``: no name was
+    read yet, so a mark may open the line ("1Taofik Mohammed IBRAHIM")."""
     text = lines[start].text.strip()
     pending: tuple[Optional[list[_Name]], int] = (None, 0)
     last = start

@@ -66,9 +66,9 @@ _DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/\s*|doi\s*:?\s*)?(?P<doi>10\.\
 _URL = re.compile(r"(?:\[?online\]?\.?\s*)?(?:available\s+(?:at|from|online)\s*:?\s*)?"
                   r"(?:https?://|www\.)\S+(?:\s+\S+/\S*)*", re.IGNORECASE)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-#: The year (or "n.d.", "in press") right after the authors, with a month before or after it.
 #: What an entry prints where its year is not known yet.
 _YEAR_STAND_IN = r"n\.\s?d\.|in press|under review|forthcoming"
+#: The year (or "n.d.", "in press") right after the authors, with a month before or after it.
 _LEADING_YEAR = re.compile(
     rf"^[\s.,:;]*\(?(?:{_MONTH}\s+(?:\d{{1,2}},?\s+)?)?(?P<year>{_YEAR}|{_YEAR_STAND_IN})"
     rf"(?:,\s*{_MONTH}(?:\s*\d{{1,2}})?)?\)?[.,:;]?\s*",
@@ -275,9 +275,7 @@ _ORGANISATION = re.compile(rf"(?P<name>(?:[{_UP}][\w&\-]*)(?:\s+(?:of|for|and|th
 
 
 #: A lower-case word that is no name's particle: a title's ("The nobel prize in physics").
-_TITLE_WORD_RE = re.compile(
-    rf"\s(?!(?:{_PARTICLE_WORDS})\b)[{_LOW}]"
-)
+_TITLE_WORD_RE = re.compile(rf"\s(?!(?:{_PARTICLE_WORDS})\b)[{_LOW}]")
 
 
 #: A journal's abbreviation, volume and first page, all an entry prints after its year ("ApJ, 392, 497").
@@ -450,7 +448,7 @@ def _comma_title(text: str) -> tuple[str, str]:
         len(sentence) < end.start() - 1
         and not re.search(rf"\b{_YEAR}$", sentence)
         and between[:1].isupper()
-        and (after_stop[:1] in "([" or len(between.split()) >= 3 or re.search(r"\d", between))
+        and (after_stop.startswith(("(", "[")) or len(between.split()) >= 3 or re.search(r"\d", between))
     ):
         # a full stop before the comma ends the title ("Mapping the semantic structure of
         # cognitive neuroscience. Journal of cognitive neuroscience 26, 1949-1965 (2014)"),
