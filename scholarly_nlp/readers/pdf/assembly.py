@@ -16,7 +16,7 @@ from .bibliography import numbered_labels, read_bibliography
 from .citations import CitationLinker, Marker
 from .dehyphenation import Dehyphenator
 from .figure_mentions import figure_refs
-from .model import Caption, Page, Unit, VBlock
+from .model import SUPERSCRIPT_TRAIL, Caption, Page, Unit, VBlock
 from .reference_parser import ParsedReference
 
 
@@ -43,9 +43,10 @@ def assemble_paper(
     paragraphs = [(t, r) for t, r, u in zip(texts, raised, units) if u.kind == "paragraph"]
     linker = CitationLinker(entries, numbered_labels(entries), paragraphs)
     footnotes = _footnote_blocks(units, texts)
-    notes = {}
-    for note in footnotes.values():
-        notes.setdefault(note.label, note.id)
+    # a footnote is printed on the page that marks it: (mark, page) -> footnote id
+    notes: dict[tuple[str, int], str] = {}
+    for index, note in footnotes.items():
+        notes.setdefault((note.label, units[index].lines[0].page), note.id)
     text_blocks = [footnotes[i] if i in footnotes else _unit_block(u, t, r, targets, linker, notes)
                    for i, (u, t, r) in enumerate(zip(units, texts, raised))]
     caption_blocks = [
@@ -115,7 +116,7 @@ def _superscripts(unit: Unit, text: str) -> list[tuple[int, int]]:
             at = text.find(word.text, cursor)
             if at < 0:
                 continue  # the word was joined across a line break; its run is not placed
-            spans.append((at + word.sup, at + len(word.text)))
+            spans.append((at + word.sup, at + len(word.text.rstrip(SUPERSCRIPT_TRAIL))))
             cursor = at + len(word.text)
     return spans
 
@@ -133,14 +134,19 @@ def _footnote_blocks(units: list[Unit], texts: list[str]) -> dict[int, Block]:
 
 
 def _unit_block(unit: Unit, text: str, raised: list[tuple[int, int]], targets: dict,
-                linker: CitationLinker, notes: dict[str, str]) -> Block:
+                linker: CitationLinker, notes: dict[tuple[str, int], str]) -> Block:
     """A Block from a unit; paragraphs get their figure, citation and footnote references
-    (a raised number that cites no entry and names a footnote points to it)."""
+    (a raised number that cites no entry and names a footnote on a page of the paragraph
+    points to it)."""
     block = Block(unit.kind, text, section=unit.section)
     if unit.kind == "paragraph":
         figure_markers = [Marker(r.start, r.end, [r]) for r in figure_refs(text, targets)]
-        note_markers = [Marker(s, e, [InlineRef(s, e, "footnote", notes[text[s:e]])])
-                        for s, e in raised if text[s:e] in notes]
+        pages = sorted({line.page for line in unit.lines})
+        note_markers = []
+        for s, e in raised:
+            note = next((notes[text[s:e], page] for page in pages if (text[s:e], page) in notes), None)
+            if note is not None:
+                note_markers.append(Marker(s, e, [InlineRef(s, e, "footnote", note)]))
         # citations first: where both read a raised number, it is a citation
         markers = _without_overlaps(figure_markers + linker.markers(text, raised))
         markers = _without_overlaps(markers + [m for m in note_markers

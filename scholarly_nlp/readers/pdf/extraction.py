@@ -17,7 +17,7 @@ import pypdfium2.raw as pdfium_c
 
 from .document import PdfHandle
 from .glyph_names import CONTROL_RE
-from .model import Line, Page, Word
+from .model import SUPERSCRIPT_TRAIL, Line, Page, Word
 from .symbol_font import ADOBE_SYMBOL_PUA, SYMBOL_PUA_RE, is_symbol_font, symbol_character
 from .typography import FontReader
 
@@ -53,11 +53,13 @@ _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 #: A line opening like a section number ("2.1", "A.", "IV."): its words' fonts are read too,
 #: to find a heading run into its paragraph.
 _SECTION_NUMBER_RE = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){1,4}\.?|[A-H]\.|[IVX]{1,4}\.)$")
-#: A word ending in a run of citation numbers ("work1,2", "disease.3-5"); checked for a raised baseline.
-_NUMBER_TAIL_RE = re.compile(r"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*)$")
+#: A word ending in a run of citation numbers ("work1,2", "disease.3-5"), or in one with the
+#: sentence's punctuation after it ("extinction6,8-10."); checked for a raised baseline.
+_NUMBER_TAIL_RE = re.compile(
+    r"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*)(?=[.,;:]?$)")
 #: Radians off the horizontal within which a line counts as upright.
 _UPRIGHT_TOLERANCE = 0.1
-_NUMBERS_RE = re.compile(r"^\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*$")
+_NUMBERS_RE = re.compile(r"^\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*[.,;:]?$")
 
 
 def read_page(pdf: PdfHandle, index: int) -> Page:
@@ -224,7 +226,7 @@ def _page_lines(
         if not -0.02 * height <= height - last_height <= 0.02 * height:
             last_height, last_size = height, font_size(raw_tp, first)
         word = Word(cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first)
-        if cleaned[-1:].isdigit():
+        if cleaned[-1:].isdigit() or (cleaned[-2:-1].isdigit() and cleaned[-1] in SUPERSCRIPT_TRAIL):
             word.sup = _superscript_start(raw_tp, cleaned, end, aligned, first_top, first_bottom,
                                           words[-1] if words else None, word, rect)
         append(word)
@@ -243,7 +245,7 @@ def _superscript_start(raw_tp, cleaned: str, end: int, aligned: bool, first_top:
     """
     tail = _NUMBER_TAIL_RE.search(cleaned)
     if tail is not None:
-        index = end - len(tail.group())
+        index = end - (len(cleaned) - tail.start())
         if not aligned:
             index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, index)
         pdfium_c.FPDFText_GetLooseCharBox(raw_tp, index, rect)

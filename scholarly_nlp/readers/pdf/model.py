@@ -12,6 +12,11 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 
+#: Punctuation that may follow a superscript run inside its word ("extinction6,8-10."); no
+#: part of the run.
+SUPERSCRIPT_TRAIL = ".,;:"
+
+
 @dataclass(slots=True)
 class Word:
     """A word with its box in points from the page's top-left corner."""
@@ -25,7 +30,9 @@ class Word:
     height: float
     index: int = 0  # pdfium character index of the first character (for font look-ups)
     broken: bool = False  # pdfium removed a line-end hyphen right after this word
-    sup: int = -1  # where a raised, smaller run of digits ("work¹·²" as "work1,2") starts in text
+    # where a raised, smaller run of digits ("work¹·²" as "work1,2") starts in text; it runs to
+    # the word's end, less a SUPERSCRIPT_TRAIL mark
+    sup: int = -1
 
 
 @dataclass(eq=False)
