@@ -308,6 +308,22 @@ def test_a_marker_no_entry_matches_stays_unlinked_and_a_repeated_number_links_th
     assert targets["[3]"] is None, "no entry is numbered 3: the marker is kept, unlinked"
 
 
+def test_an_interval_after_a_relation_sign_is_no_citation(tmp_path):
+    """"t ~ U[1, 3]" draws from an interval; "written in R [2]" cites. Nature's Methods had
+    its priors read as bracket citations, which switched its superscripts off."""
+    body = ["We model the start t ~ U[1, 3] and the end s ~U [2, 3] of the decline, which",
+            "follows earlier work [1], and fit it with a package written in R [2]. This",
+            "paragraph is long enough to be body text of the paper that cites them."] * 3
+    references = ["[1] A. Author, B. Writer, A first study of things, J. Things 1 (2001) 1-2.",
+                  "[2] C. Author, A second study of things, J. Things 2 (2002) 3-4.",
+                  "[3] D. Author, A third study of things, J. Things 3 (2003) 5-6."]
+    paper = read_pdf(_paper_pdf(tmp_path, body, references))
+    cited = [(b.text[r.start:r.end], r.target) for b in paper.blocks_of("paragraph") for r in b.refs
+             if r.kind == "bibr"]
+    assert cited[:2] == [("[1]", "b0"), ("[2]", "b1")]
+    assert not any("," in text for text, _ in cited)
+
+
 @needs_data
 @pytest.mark.parametrize("name", ["mauricio_AIPNAFLDF", "yimin_ai_pain_medicine"])
 def test_superscript_citation_numbers_link_to_their_entries(name):

@@ -43,6 +43,10 @@ _RANGE_RE = re.compile(r"(\d{1,4})\s*[\u2013\u2014-]\s*(\d{1,4})")
 _NOT_PAREN_CITE_BEFORE = re.compile(r"(?:eq|eqs|equation|equations|fig|figs|figure|figures|table|tables|"
                                     r"section|sections|step|steps|model|models|level|phase|stage|item|"
                                     r"rule|rules|case|cases|condition|group|n|p)\.?\s*$", re.IGNORECASE)
+#: What opens an interval, not a citation, right before "[...]": a relation sign, maybe with
+#: a distribution's letter ("x ~ U[1, 500]", "t ~U [10, 70]", "x \u2208 [2, 5]"). A letter
+#: alone does not: "in R [38]", "Ape-X [61]" cite.
+_INTERVAL_BEFORE = re.compile(r"[~\u223c=\u2208]\s*(?:[^\W\d_]\s*)?$")
 _NOT_NAMES = frozenset(
     [
         "January",
@@ -173,7 +177,10 @@ class CitationLinker:
     def _numeric_markers(self, text: str, pattern: re.Pattern) -> list[Marker]:
         markers = []
         for match in pattern.finditer(text):
-            if pattern is _PAREN_CITE_RE and _NOT_PAREN_CITE_BEFORE.search(text[max(0, match.start() - 12): match.start()]):
+            before = text[max(0, match.start() - 12): match.start()]
+            if pattern is _PAREN_CITE_RE and _NOT_PAREN_CITE_BEFORE.search(before):
+                continue
+            if pattern is _BRACKET_CITE_RE and _INTERVAL_BEFORE.search(before):
                 continue
             refs = self._number_refs(match.group(1), match.start(1))
             if refs and len({(r.start, r.end) for r in refs}) == 1:
