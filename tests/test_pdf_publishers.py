@@ -118,6 +118,23 @@ def test_footnotes_are_kept_apart_and_their_marks_point_to_them():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_a_section_set_in_small_type_is_body_text():
+    """Nature Communications sets its Methods two points below the body, under a head in the
+    font of "Results" and "Discussion" and over a bold run-in head: the section is read with
+    its paragraphs and their citations."""
+    paper = read_pair(PAIRS / "ser763_demographic-histories-and.pdf")
+    titles = [s.title for s in paper.sections]
+    assert titles.index("Methods") == titles.index("Discussion") + 1
+    methods = titles.index("Methods")
+    paragraphs = [b for b in paper.blocks_of("paragraph") if b.section == methods]
+    assert len(paragraphs) >= 12
+    assert paragraphs[0].text.startswith("Genetic data. We obtained microsatellite data")
+    cited = {b.text[r.start:r.end] for b in paragraphs for r in b.refs if r.kind == "bibr" and r.target}
+    assert {"70", "71", "76"} <= cited
+    assert not any(b.text.startswith("1.") for b in paragraphs), "the reference list stays out"
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_a_raised_number_points_only_to_a_footnote_on_its_own_page():
     """ApJS sets "km s^-1" with a raised "1" on every page; footnote 1 is printed on one page
     only, so the units elsewhere are no footnote marks."""

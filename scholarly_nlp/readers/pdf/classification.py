@@ -84,6 +84,11 @@ def _body_font(pages: list[Page], stats: Stats) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
+def _style(line: Line) -> tuple[str, float]:
+    """A line's font and size (to a quarter point): how a paper sets one kind of head."""
+    return line.font, round(line.size * 4) / 4
+
+
 def _row_count(lines: list[Line]) -> int:
     """How many rows the lines make (pieces of a row cut at wide gaps count once)."""
     return 1 + sum(1 for prev, line in pairwise(lines) if not same_row(prev, line))
@@ -216,6 +221,12 @@ class Classifier:
         self.units: list[Unit] = []
         self.sections: list[Section] = []
         self.section_sizes: list[float] = []
+        # (font, size) of the one-row unnumbered heads read so far: a later line set so is a
+        # head over a paragraph in any font (Nature's "Methods" over a bold run-in head)
+        self.head_styles: set[tuple[str, float]] = set()
+        # the size of a section set in small type throughout (Nature's Methods), once a head
+        # is followed by running text in it; None while the body is in its own size
+        self.small_body_size: Optional[float] = None
         self.state = "front"
         label = next(
             (b for b in self._blocks(max_page=first_page + 2) if b.page >= first_page
@@ -553,7 +564,7 @@ class Classifier:
         if lone is not None:
             self._add_section(*lone, block, run_in=True)
             return
-        if block.size < 0.88 * self.stats.body_size:
+        if block.size < 0.88 * self.stats.body_size and not self._small_type_section(block):
             self.interrupted = True  # footnotes, affiliations, stray figure text
             # kept aside, so that a paragraph running on past them is still continued
             self.footnotes.extend(Unit("footnote", lines, self._current_section()) for lines in self._footnotes(block))
@@ -587,8 +598,23 @@ class Classifier:
             else:
                 self.units.append(Unit("paragraph", lines, self._current_section()))
         self.interrupted = False
+        if block.size >= 0.88 * self.stats.body_size:
+            self.small_body_size = None  # the body is back in its own size
 
     # -- pieces
+
+    def _small_type_section(self, block: VBlock) -> bool:
+        """Whether a small-type block is the body's text all the same: the first running text
+        under a head, or a block in that text's size after it (Nature sets its whole Methods
+        section two points below the body); never footnotes low on the page."""
+        if self._footnotes(block):
+            return False
+        if self.small_body_size is not None and abs(block.size - self.small_body_size) < 0.2:
+            return True
+        if self.units and self.units[-1].kind == "heading" and _is_prose(block):
+            self.small_body_size = block.size
+            return True
+        return False
 
     def _current_section(self) -> Optional[int]:
         return len(self.sections) - 1 if self.sections else None
@@ -611,6 +637,8 @@ class Classifier:
         )
         self.sections.append(Section(title=title, number=number, level=level, parent=parent))
         self.section_sizes.append(block.size)
+        if number is None and _row_count(block.lines) == 1 and block.lines[0].font != self.body_font:
+            self.head_styles.add(_style(block.lines[0]))
         self.units.append(Unit("heading", block.lines, len(self.sections) - 1))
         self.interrupted = False
 
@@ -821,31 +849,34 @@ class Classifier:
     def _lone_head(self, block: VBlock) -> Optional[tuple[Optional[str], str]]:
         """A one-row block in a font other than the body's, right above a paragraph in the
         body's font (an italic "Layered relationships" between paragraphs, BMC's sans-serif
-        "Participants"): a heading in body size and weight."""
+        "Participants"), or in the font and size of an earlier such head over a paragraph in
+        any font: a heading in body size and weight."""
         below = self.upcoming
         first = block.lines[0]
         if below is None or below.page != block.page or not all(same_row(first, l) for l in block.lines[1:]):
             return None
         # one row, maybe cut at a wide gap (IEEE's italic "A." and its title set apart)
         line, next_line = _joined_row(block.lines), below.lines[0]
+        styled = _style(line) in self.head_styles
         if (
             line.font == self.body_font
-            or next_line.font != self.body_font
+            or (next_line.font != self.body_font and not styled)
             or len(below.lines) < 2
             or not 0 <= next_line.y0 - line.y1 <= 3 * max(line.size, 1.0)
             or next_line.col != line.col
         ):
             return None
-        return self._head_line(line, next_line)
+        return self._head_line(line, next_line, styled)
 
-    def _head_line(self, line: Line, below: Line) -> Optional[tuple[Optional[str], str]]:
+    def _head_line(self, line: Line, below: Line, styled: bool = False) -> Optional[tuple[Optional[str], str]]:
         """(number or None, title) when ``line``, over ``below``, reads as a heading set in a
-        font of its own: the whole line in one font that ``below`` leaves, short, capitalised
-        or numbered, no sentence or list lead-in, no formula."""
+        font of its own: the whole line in one font that ``below`` leaves (or, ``styled``, in
+        a known head style), short, capitalised or numbered, no sentence or list lead-in, no
+        formula."""
         text = line.text.strip()
         if (
             line.font != line.last_font
-            or line.font == below.font
+            or (line.font == below.font and not styled)
             or len(text.split()) > 12
             or self._reaches_right(line)
             or line.broken
