@@ -369,6 +369,26 @@ def test_a_superscript_run_before_the_sentences_punctuation_is_a_citation():
 
 
 @needs_data
+def test_author_year_items_parted_by_commas_are_each_a_citation():
+    """"(MILES & GRIGSON 1990, DREHMER & FERIGOLO 1996, DREHMER et al. 2004)": a comma after
+    a year before a capitalised name parts the items as a semicolon does."""
+    need(PAIRS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = read_pdf(PAIRS / "ser763_numerical-anomalies-in.pdf")
+    cited = [(b.text[r.start:r.end], r.target) for b in paper.blocks_of("paragraph") for r in b.refs
+             if r.kind == "bibr"]
+    entries = paper.bibliography
+    texts = [text for text, _ in cited]
+    # each is cited four times or more, mostly first or in the middle of such a list
+    assert texts.count("MILES & GRIGSON 1990") >= 3 and texts.count("DREHMER & FERIGOLO 1996") >= 5
+    for text, target in cited:
+        if text in ("MILES & GRIGSON 1990", "DREHMER & FERIGOLO 1996", "BERTA & WYSS 1994"):
+            assert target is not None and entries[target].year == text[-4:]
+            assert text.split()[0].lower() in " ".join(entries[target].authors).lower()
+
+
+@needs_data
 def test_a_numbered_list_without_a_heading_is_read():
     """REVTeX prints the references with no "References" heading: "[1] ..." lines after the
     last paragraph start the list."""

@@ -35,6 +35,9 @@ _NARRATIVE_CITE_RE = re.compile(
     r"(?:\s+(?:et\s+al\.?|and\s+[A-Z][^\W\d_]+|&\s+[A-Z][^\W\d_]+))?"
     r"\s+\((?:(?:19|20)\d\d[a-z]?)(?:\s*[,;]\s*(?:(?:19|20)\d\d[a-z]?))*\)"
 )
+#: Where one item of a parenthetical citation ends: a semicolon, or a comma after a year
+#: and before a capitalised word ("(MILES & GRIGSON 1990, DREHMER et al. 2004)").
+_ITEM_END_RE = re.compile(r";|(?:(?<=\d)|(?<=\d[a-z])),(?=\s*[A-Z])")
 _NUMBER_LIST = r"\d{1,4}(?:\s*(?:[,;\u2013\u2014-]|and)\s*\d{1,4})*"
 _BRACKET_CITE_RE = re.compile(rf"\[({_NUMBER_LIST})\]")
 _PAREN_CITE_RE = re.compile(rf"(?<![\w.])\(({_NUMBER_LIST})\)")
@@ -233,10 +236,12 @@ def _author_year_spans(text: str) -> list[tuple[int, int]]:
     ]
     for paren in _CITATION_PAREN_RE.finditer(text):
         offset = paren.start(1)
-        for part in re.finditer(r"[^;]+", paren.group(1)):
-            item = _citation_item(part.group(), offset + part.start())
+        start = 0
+        for end in [m.start() for m in _ITEM_END_RE.finditer(paren.group(1))] + [len(paren.group(1))]:
+            item = _citation_item(paren.group(1)[start:end], offset + start)
             if item is not None:
                 spans.append(item)
+            start = end + 1
     return spans
 
 
