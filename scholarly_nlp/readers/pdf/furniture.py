@@ -27,6 +27,8 @@ _LINE_NUMBER_RE = re.compile(r"^\d{1,4}$")
 _ANGLED_SHARE = 0.25
 #: How far down a page a running head in body-size (or smaller) text may sit.
 _WIDE_TOP_MARGIN = 0.12
+#: How much bigger than the body's a running head or folio there may be.
+_RUNNING_HEAD_SIZE = 1.15
 
 
 def mark_furniture(pages: list[Page]) -> None:
@@ -36,6 +38,10 @@ def mark_furniture(pages: list[Page]) -> None:
     for page in pages:
         _mark_angled_text(page)
         kinds = [_margin_furniture_kind(line, page, body, repeated) for line in page.lines]
+        if "folio?" in kinds:
+            heads = SortedLines([l for l, kind in zip(page.lines, kinds) if kind == "head"], key=lambda l: l.base)
+            kinds = [("number" if _beside_on_row(line, heads) else "") if kind == "folio?" else kind
+                     for line, kind in zip(page.lines, kinds)]
         if any(kinds):
             mates = _row_mates_by_kind(page.lines, kinds)
             for line, kind in zip(page.lines, kinds):
@@ -46,10 +52,14 @@ def mark_furniture(pages: list[Page]) -> None:
 
 def _margin_furniture_kind(line: Line, page: Page, body: float, repeated: set[str]) -> str:
     """``"head"`` for a running head or foot (a margin text repeated across pages), ``"number"``
-    for a page number in the margin, ``""`` for any other line, before its row is looked at."""
+    for a page number in the margin, ``"folio?"`` for a number just below the top tenth (a
+    folio when a running head shares its row), ``""`` for any other line, before its row is
+    looked at."""
     margin = _in_margin(line, page)
     if not (margin or _in_wide_top_margin(line, page, body)):
         return ""
+    if not margin and _PAGE_NUMBER_RE.match(line.text):
+        return "folio?"  # below the top tenth, a folio only beside a running head
     if margin and _PAGE_NUMBER_RE.match(line.text):
         return "number"  # before the repeated texts: with digits ignored, "1626" on every page repeats
     return "head" if _margin_key(line.text) in repeated else ""
@@ -82,6 +92,14 @@ def _mark_angled_text(page: Page) -> None:
             line.role = "furniture"
 
 
+def _beside_on_row(line: Line, rows: SortedLines) -> bool:
+    """Whether one of ``rows`` shares the line's row, however far along it."""
+    tolerance = 0.3 * max(line.size, 1.0)
+    window = 1.001 * tolerance + 1e-6
+    return any(other is not line and abs(other.base - line.base) <= tolerance
+               for other in map(rows.lines.__getitem__, rows.around(line.base, window, window)))
+
+
 def _has_row_mate(line: Line, rows: SortedLines) -> bool:
     """Whether text sits close beside a line on its row (a heading's number, not a folio)."""
     reach = 3 * max(line.size, 1.0)
@@ -101,10 +119,11 @@ def _in_margin(line: Line, page: Page) -> bool:
 
 
 def _in_wide_top_margin(line: Line, page: Page, body: float) -> bool:
-    """Whether ``line`` is text no bigger than the body's just below the page's top tenth, where
-    a page with wide margins (Springer's book chapters) sets its running head; a title or a
-    heading there is bigger, and only a text repeated on many pages counts there."""
-    return line.y1 < _WIDE_TOP_MARGIN * page.height and line.size <= body
+    """Whether ``line`` is text at most a little bigger than the body's just below the page's
+    top tenth, where a page with wide margins (Springer's book chapters, Zoologia's 9-pt head
+    over an 8-pt body) sets its running head; a title or a heading there is bigger, and only
+    a text repeated on many pages counts there."""
+    return line.y1 < _WIDE_TOP_MARGIN * page.height and line.size <= _RUNNING_HEAD_SIZE * body
 
 
 def _margin_key(text: str) -> str:
