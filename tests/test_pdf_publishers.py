@@ -284,6 +284,26 @@ def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_mirrored_margins_keep_each_pages_columns():
+    """Zoologia and the Journal of Open Hardware set odd and even pages with their gutters
+    9 to 29 pt apart, so no one gutter is the paper's: a page that hides its own (columns
+    over a full-width appendix, or under a table) takes that of the nearest page on its side.
+    Zoologia's 9-pt running head just below the top tenth, over an 8-pt body, is furniture."""
+    zoologia = read_pair(PAIRS / "ser763_numerical-anomalies-in.pdf")
+    titles = [entry.title for entry in zoologia.bibliography.values()]
+    assert "Dental abnormalities in the red Fox Vulpes vulpes from Poland" in titles
+    assert "The origin of extra teeth in mammals" in titles
+    assert "Tooth losses and anomalies in the wolf (Canis lupus)" in titles
+    assert not any("C. Loch et al." in b.text for b in zoologia.blocks)
+    hardware = read_pair(PAIRS / "srgarcia_prodadmin__joh-1-7-v2.pdf")
+    assert ("4.4", "Openness assessment criteria") in {(s.number, s.title) for s in hardware.sections}
+    paragraphs = [b.text for b in hardware.blocks_of("paragraph")]
+    assert any(t.startswith("\u2022 The transparency (T) criterion addresses the freedom to study. A product")
+               for t in paragraphs)
+    assert hardware.sections[0].title == "Introduction", "the journal's header is not where the text starts"
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_wiley_numbers_its_heads_with_a_bar():
     """Wiley's Conservation Science and Practice prints "1 | INTRODUCTION", "3.1 | Resident species"."""
     paper = read_pair(PAIRS / "tannonk_10.1111_csp2.319.pdf")

@@ -259,7 +259,9 @@ class Classifier:
         page = self.pages[self.first_page]
         tops = []
         for block in page.blocks:
-            if any(block is t for t in self.title):
+            # the top tenth holds a journal's header ("Bonvoisin, J et al. 2017 What is ..."),
+            # never the running text
+            if any(block is t for t in self.title) or block.bbox[3] < 0.1 * page.height:
                 continue
             head = self._heading(block)
             if (

@@ -29,15 +29,23 @@ def layout_pages(pages: list[Page]) -> None:
     """Find each page's column gutter, assign columns and bands, and put its lines in
     reading order (a full-width band, then the left column, then the right one).
 
-    A page whose own text finds no gutter takes the document's usual one where its lower
-    part is set in those columns: a first page under a long full-width abstract (REVTeX)
-    carries too much text across the gutter for its own."""
+    A page whose own text finds no gutter takes one of the document's usual ones where its
+    lower part is set in those columns (a first page under a long full-width abstract, in
+    REVTeX, carries too much text across the gutter for its own) or its upper part is (the
+    end of a reference list above a full-width appendix). Books and journals with mirrored
+    margins have two usual gutters, one for odd pages, one for even."""
     texts = [_attach_scripts([l for l in page.lines if not l.role]) for page in pages]
     splits = [_column_split(lines, page.width) for lines, page in zip(texts, pages)]
-    usual = _usual_split(splits)
-    for page, lines, split in zip(pages, texts, splits):
-        if split is None and usual is not None and _columns_below_front_matter(lines, usual):
-            split = usual
+    for index, (page, lines, split) in enumerate(zip(pages, texts, splits)):
+        usual = _usual_split(splits, index)
+        if split is None and usual is not None:
+            if _columns_below_front_matter(lines, usual):
+                split = usual
+            else:
+                end = _columns_end(lines, usual)
+                if end is not None:
+                    _lay_out_zones(page, lines, usual, None, end)
+                    continue
         elif split is not None and usual is not None and abs(split - usual) > _OTHER_GUTTER:
             # the page's own gutter is not the document's: where its lower part is set in the
             # usual columns, the page is laid out in two zones (a side box by the abstract over
@@ -64,31 +72,41 @@ def _lay_out(page: Page, text_lines: list[Line], split: Optional[float]) -> None
     page.edges = _column_edges(page.lines)
 
 
-def _lay_out_zones(page: Page, text_lines: list[Line], split: float, usual: float, start: float) -> None:
-    """Lay out the lines above ``start`` with the page's own gutter ``split`` and those from
-    ``start`` down with the document's ``usual`` one, read zone by zone; the page's gutter
-    is the usual one (the body's floats are below)."""
+def _lay_out_zones(page: Page, text_lines: list[Line], top_split: Optional[float],
+                   bottom_split: Optional[float], start: float) -> None:
+    """Lay out the lines above ``start`` with the gutter ``top_split`` (None: one column) and
+    those from ``start`` down with ``bottom_split``, read zone by zone; the page's gutter is
+    the lower zone's (the body's floats are below), or the upper one's when that has none."""
     top = [l for l in text_lines if l.y0 < start]
     bottom = [l for l in text_lines if l.y0 >= start]
-    _assign_columns(top, split)
-    _assign_columns(bottom, usual)
-    top, bottom = _merge_spanning_rows(top), _merge_spanning_rows(bottom)
+    _assign_columns(top, top_split)
+    _assign_columns(bottom, bottom_split)
+    if top_split is not None:
+        top = _merge_spanning_rows(top)
+    if bottom_split is not None:
+        bottom = _merge_spanning_rows(bottom)
     ordered = _reading_order(top, _split_side_by_side(top, page.width))
     first_band = max((l.band for l in ordered), default=-1) + 1
     ordered += _reading_order(bottom, _split_side_by_side(bottom, page.width), first_band)
-    page.split = usual
+    page.split = bottom_split if bottom_split is not None else top_split
     page.lines = ordered
     page.edges = _column_edges(page.lines)
 
 
-def _usual_split(splits: list[Optional[float]]) -> Optional[float]:
-    """The gutter most pages share (within 5 pt), when at least half of them have one."""
-    found = [s for s in splits if s is not None]
+def _usual_split(splits: list[Optional[float]], index: int) -> Optional[float]:
+    """The gutter page ``index`` should share with the others, when at least half of the
+    pages have one: the median gutter, when half of the pages have it (within 5 pt); else,
+    as with mirrored margins (a gutter for odd pages, another for even), the gutter of the
+    nearest page on the same side."""
+    found = sorted(s for s in splits if s is not None)
     if len(splits) < 2 or len(found) < 0.5 * len(splits):
         return None
-    middle = sorted(found)[len(found) // 2]
-    close = [s for s in found if abs(s - middle) <= 5]
-    return middle if len(close) >= 0.5 * len(splits) else None
+    middle = found[len(found) // 2]
+    if sum(1 for s in found if abs(s - middle) <= 5) >= 0.5 * len(splits):
+        return middle
+    same_side = sorted((j for j in range(index % 2, len(splits), 2) if j != index and splits[j] is not None),
+                       key=lambda j: abs(j - index))
+    return splits[same_side[0]] if same_side else None
 
 
 def _columns_below_front_matter(lines: list[Line], split: float) -> bool:
@@ -99,11 +117,37 @@ def _columns_below_front_matter(lines: list[Line], split: float) -> bool:
     return _columns_start(lines, split) is not None
 
 
+def _columns_end(lines: list[Line], split: float) -> Optional[float]:
+    """The bottom of the last line down to which the page, from its top, is set in two
+    columns at ``split`` (a quarter of its text at least), or None: the end of a two-column
+    reference list above a full-width appendix. A short line set apart below its column (the
+    appendix's own heading, "Appendix. Examined material.") is the lower zone's."""
+    end = _two_column_run(lines, split, upward=True)
+    if end is None:
+        return None
+    run = sorted((l for l in lines if l.y1 <= end + 0.5), key=lambda l: l.y0)
+    while len(run) > 1:
+        last = run[-1]
+        side = [l for l in run[:-1] if (l.x1 <= split + 2) == (last.x1 <= split + 2)]
+        if not side or last.y0 - side[-1].y1 <= 2 * max(last.y1 - last.y0, 1.0):
+            break
+        run.pop()
+    return max(l.y1 for l in run)
+
+
 def _columns_start(lines: list[Line], split: float) -> Optional[float]:
     """The top of the first line from which down the page is set in two columns at ``split``
     (as :func:`_columns_below_front_matter` asks), or None."""
-    lines = sorted((l for l in lines if len(l.text) >= 8), key=lambda l: l.y0)
-    # weights of the lines from each one down: left, right, across
+    return _two_column_run(lines, split)
+
+
+def _two_column_run(lines: list[Line], split: float, upward: bool = False) -> Optional[float]:
+    """Going down the page (``upward``: up it), the first line from which on the text is set
+    in two columns at ``split``: every line there keeps to one side, both sides carry a fifth
+    of it, little crosses, and it is a quarter of the page's text at least. That line's top
+    (``upward``: its bottom), or None."""
+    lines = sorted((l for l in lines if len(l.text) >= 8), key=(lambda l: -l.y1) if upward else (lambda l: l.y0))
+    # weights of the lines from each one on: left, right, across
     below = [(0, 0, 0)] * (len(lines) + 1)
     for i in range(len(lines) - 1, -1, -1):
         line, (left, right, across) = lines[i], below[i + 1]
@@ -123,7 +167,7 @@ def _columns_start(lines: list[Line], split: float) -> Optional[float]:
         if total < 0.25 * page_total:
             return None
         if across <= 0.1 * total and min(left, right) >= 0.2 * total:
-            return line.y0
+            return line.y1 if upward else line.y0
     return None
 
 
