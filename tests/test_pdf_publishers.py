@@ -118,6 +118,23 @@ def test_footnotes_are_kept_apart_and_their_marks_point_to_them():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_a_note_on_the_authors_low_on_page_one_is_a_footnote():
+    """A note on the authors set a little smaller than the body ("\u2217 Corresponding
+    author.", "* Institute for ...") is a footnote, and the paragraph it interrupts runs on
+    past it into the next column."""
+    elsevier = read_pair(PAIRS / "upmchk_paper2.pdf")
+    assert not any("Corresponding author" in b.text for b in elsevier.blocks_of("paragraph"))
+    assert any(b.text.startswith("Corresponding author. E-mail address:") for b in elsevier.blocks_of("footnote"))
+    hardware = read_pair(PAIRS / "srgarcia_prodadmin__joh-1-7-v2.pdf")
+    first = hardware.blocks_of("paragraph")[0].text
+    assert first.startswith("In present times, we are witnessing")
+    assert "social and environmental potential. One of the challenges" in first
+    assert "Institute for Machine-tools" not in first
+    notes = [b.text for b in hardware.blocks_of("footnote")]
+    assert any(n.startswith("Collaborative Design Group, G-SCOP Laboratory") for n in notes)
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_a_section_set_in_small_type_is_body_text():
     """Nature Communications sets its Methods two points below the body, under a head in the
     font of "Results" and "Discussion" and over a bold run-in head: the section is read with

@@ -164,7 +164,7 @@ def _without_overlaps(markers: list[Marker]) -> list[Marker]:
     return kept
 
 
-_FOOTNOTE_MARK = re.compile(r"^(?P<mark>\d{1,2}|[*\u2020\u2021\u00a7\u00b6]{1,3})\s*")
+_FOOTNOTE_MARK = re.compile(r"^(?P<mark>\d{1,2}|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3})\s*")
 
 
 def _clean_text(text: str) -> str:

@@ -45,7 +45,9 @@ _REFERENCES_RE = re.compile(
     re.IGNORECASE,
 )
 #: A footnote's opening: its mark, a number or a symbol, then its text ("1 The data ...", "*Corresponding").
-_FOOTNOTE_MARK_RE = re.compile(r"^(?:\d{1,2}|[*\u2020\u2021\u00a7\u00b6]{1,3})\s*[^\W\d_]")
+_FOOTNOTE_MARK_RE = re.compile(r"^(?:\d{1,2}|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3})\s*[^\W\d_]")
+#: What a first page's note on its authors says: whom to write to.
+_AUTHOR_NOTE_RE = re.compile(r"@|corresponding author|e-mail", re.IGNORECASE)
 #: Signs that put a line in a formula ("Tcomm + Tcomp"), not a heading.
 _FORMULA_SIGN_RE = re.compile(r"[=+<>^_\\|\u2211\u220f\u222b\u2264\u2265]")
 _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
@@ -566,6 +568,10 @@ class Classifier:
         if lone is not None:
             self._add_section(*lone, block, run_in=True)
             return
+        if self._author_note(block):
+            self.interrupted = True  # a paragraph runs on past it, as past any footnote
+            self.footnotes.extend(Unit("footnote", lines, self._current_section()) for lines in self._footnotes(block))
+            return
         if block.size < 0.88 * self.stats.body_size and not self._small_type_section(block):
             self.interrupted = True  # footnotes, affiliations, stray figure text
             # kept aside, so that a paragraph running on past them is still continued
@@ -604,6 +610,17 @@ class Classifier:
             self.small_body_size = None  # the body is back in its own size
 
     # -- pieces
+
+    def _author_note(self, block: VBlock) -> bool:
+        """Whether a block low on the paper's first page, opening with a footnote mark and set
+        a little smaller than the body (too big to be set aside as small type), is a note on
+        the authors: their affiliations or whom to write to ("* Corresponding author.")."""
+        return (
+            block.page == self.first_page
+            and block.size < 0.99 * self.stats.body_size
+            and bool(self._footnotes(block))
+            and _AUTHOR_NOTE_RE.search(block.text) is not None
+        )
 
     def _small_type_section(self, block: VBlock) -> bool:
         """Whether a small-type block is the body's text all the same: the first running text
