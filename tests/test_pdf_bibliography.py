@@ -324,6 +324,15 @@ def test_an_interval_after_a_relation_sign_is_no_citation(tmp_path):
     assert not any("," in text for text, _ in cited)
 
 
+def test_an_interval_is_no_cited_work_when_the_body_is_told_from_the_rest():
+    """``cited_works`` (which tells body text from other text) counts a citation, not an
+    interval after a relation sign."""
+    from scholarly_nlp.readers.pdf.citations import cited_works
+
+    assert cited_works("we draw t ~ U[1, 500] and x \u2208 [2, 5]") == 0
+    assert cited_works("as in earlier work [1] and in R [2, 3]") == 2
+
+
 @needs_data
 @pytest.mark.parametrize("name", ["mauricio_AIPNAFLDF", "yimin_ai_pain_medicine"])
 def test_superscript_citation_numbers_link_to_their_entries(name):

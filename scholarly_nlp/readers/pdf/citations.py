@@ -183,7 +183,7 @@ class CitationLinker:
             before = text[max(0, match.start() - 12): match.start()]
             if pattern is _PAREN_CITE_RE and _NOT_PAREN_CITE_BEFORE.search(before):
                 continue
-            if pattern is _BRACKET_CITE_RE and _INTERVAL_BEFORE.search(before):
+            if pattern is _BRACKET_CITE_RE and _opens_interval(text, match.start()):
                 continue
             refs = self._number_refs(match.group(1), match.start(1))
             if refs and len({(r.start, r.end) for r in refs}) == 1:
@@ -223,8 +223,14 @@ def cited_works(text: str) -> int:
     """How many citation markers a text holds: numbered ("[12]", "[3, 7]"; an interval such as
     "[0, 1]" is none) and author-year items ("Smith (2019)", each of "(Smith et al., 2019; Lee,
     2020)"), none linked."""
-    numbered = [m for m in _BRACKET_CITE_RE.finditer(text) if 0 not in map(int, _NUMBER_RE.findall(m.group(1)))]
+    numbered = [m for m in _BRACKET_CITE_RE.finditer(text)
+                if 0 not in map(int, _NUMBER_RE.findall(m.group(1))) and not _opens_interval(text, m.start())]
     return len(numbered) + len(_author_year_spans(text))
+
+
+def _opens_interval(text: str, bracket: int) -> bool:
+    """Whether the "[" at ``bracket`` opens an interval ("t ~ U[1, 500]"), not a citation."""
+    return _INTERVAL_BEFORE.search(text[max(0, bracket - 12): bracket]) is not None
 
 
 def _author_year_spans(text: str) -> list[tuple[int, int]]:

@@ -490,6 +490,7 @@ class Classifier:
         return last
 
     def _refs(self, block: VBlock) -> None:
+        self.small_body_size = None  # a small-type section ends at the reference list
         head = self._heading(block)
         if (
             head is not None
@@ -568,11 +569,9 @@ class Classifier:
         if lone is not None:
             self._add_section(*lone, block, run_in=True)
             return
-        if self._author_note(block):
-            self.interrupted = True  # a paragraph runs on past it, as past any footnote
-            self.footnotes.extend(Unit("footnote", lines, self._current_section()) for lines in self._footnotes(block))
-            return
-        if block.size < 0.88 * self.stats.body_size and not self._small_type_section(block):
+        if self._author_note(block) or (
+            block.size < 0.88 * self.stats.body_size and not self._small_type_section(block)
+        ):
             self.interrupted = True  # footnotes, affiliations, stray figure text
             # kept aside, so that a paragraph running on past them is still continued
             self.footnotes.extend(Unit("footnote", lines, self._current_section()) for lines in self._footnotes(block))
@@ -613,8 +612,8 @@ class Classifier:
 
     def _author_note(self, block: VBlock) -> bool:
         """Whether a block low on the paper's first page, opening with a footnote mark and set
-        a little smaller than the body (too big to be set aside as small type), is a note on
-        the authors: their affiliations or whom to write to ("* Corresponding author.")."""
+        smaller than the body (if only by a little: 9.8 pt under 10-pt text), is a note on the
+        authors: their affiliations or whom to write to ("* Corresponding author.")."""
         return (
             block.page == self.first_page
             and block.size < 0.99 * self.stats.body_size
@@ -623,16 +622,19 @@ class Classifier:
         )
 
     def _small_type_section(self, block: VBlock) -> bool:
-        """Whether a small-type block is the body's text all the same: the first running text
-        under a head, or a block in that text's size after it (Nature sets its whole Methods
-        section two points below the body); never footnotes low on the page."""
+        """Whether a small-type block is the body's text all the same: running text right
+        under a head (its size is then recorded as the section's), or a block in the recorded
+        size after it until a reference list (Nature sets its whole Methods section two
+        points below the body); never footnotes low on the page."""
         if self._footnotes(block):
             return False
         if self.small_body_size is not None and abs(block.size - self.small_body_size) < 0.2:
             return True
         if self.units and self.units[-1].kind == "heading" and _is_prose(block):
-            self.small_body_size = block.size
-            return True
+            head = self.units[-1].lines[-1]
+            if head.page == block.page and 0 <= block.bbox[1] - head.y1 <= 3 * max(head.size, 1.0):
+                self.small_body_size = block.size
+                return True
         return False
 
     def _current_section(self) -> Optional[int]:

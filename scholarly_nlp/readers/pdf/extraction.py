@@ -56,10 +56,10 @@ _SECTION_NUMBER_RE = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){1,4}\.?|[A-H]\.|[IVX]
 #: A word ending in a run of citation numbers ("work1,2", "disease.3-5"), or in one with the
 #: sentence's punctuation after it ("extinction6,8-10."); checked for a raised baseline.
 _NUMBER_TAIL_RE = re.compile(
-    r"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*)(?=[.,;:]?$)")
+    rf"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{{1,3}}(?:[,\u2013\u2014-]\d{{1,3}})*)(?=[{re.escape(SUPERSCRIPT_TRAIL)}]?$)")
 #: Radians off the horizontal within which a line counts as upright.
 _UPRIGHT_TOLERANCE = 0.1
-_NUMBERS_RE = re.compile(r"^\d{1,3}(?:[,\u2013\u2014-]\d{1,3})*[.,;:]?$")
+_NUMBERS_RE = re.compile(rf"^\d{{1,3}}(?:[,\u2013\u2014-]\d{{1,3}})*[{re.escape(SUPERSCRIPT_TRAIL)}]?$")
 
 
 def read_page(pdf: PdfHandle, index: int) -> Page:
@@ -227,7 +227,7 @@ def _page_lines(
             last_height, last_size = height, font_size(raw_tp, first)
         word = Word(cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first)
         if cleaned[-1:].isdigit() or (cleaned[-2:-1].isdigit() and cleaned[-1] in SUPERSCRIPT_TRAIL):
-            word.sup = _superscript_start(raw_tp, cleaned, end, aligned, first_top, first_bottom,
+            word.sup = _superscript_start(raw_tp, cleaned, piece, end, aligned, first_top, first_bottom,
                                           words[-1] if words else None, word, rect)
         append(word)
     if words:
@@ -235,17 +235,26 @@ def _page_lines(
             yield _make_line(segment, page_index, fonts, raw_tp)
 
 
-def _superscript_start(raw_tp, cleaned: str, end: int, aligned: bool, first_top: float, first_bottom: float,
-                       prev: "Word | None", word: Word, rect) -> int:
+def _superscript_start(raw_tp, cleaned: str, piece: str, end: int, aligned: bool, first_top: float,
+                       first_bottom: float, prev: "Word | None", word: Word, rect) -> int:
     """Where a word's raised, smaller run of digits starts (a superscript citation), or -1.
 
-    A glued run ("work1,2") is measured against the word's first glyph; a run standing alone
-    ("work 1,2") against the word before it on the line. One more box look-up, only for
-    words that end in a digit.
+    ``cleaned`` is the word's text, ``piece`` pdfium's, which ends at ``end``. A glued run
+    ("work1,2") is measured against the word's first glyph; a run standing alone ("work 1,2")
+    against the word before it on the line. One more box look-up, only for words that end
+    in a digit, or in a digit and a punctuation mark.
     """
+    if prev is not None and _NUMBERS_RE.match(cleaned):
+        raised = word.y1 < prev.y1 - 0.25 * prev.height
+        smaller = word.height < 0.85 * prev.height
+        close = 0 <= word.x0 - prev.x1 < 0.5 * prev.height
+        return 0 if raised and smaller and close else -1
     tail = _NUMBER_TAIL_RE.search(cleaned)
     if tail is not None:
-        index = end - (len(cleaned) - tail.start())
+        at = piece.rfind(tail.group(1))
+        if at < 0:
+            return -1  # cleaning changed the digits: the run cannot be placed
+        index = end - len(piece) + at
         if not aligned:
             index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, index)
         pdfium_c.FPDFText_GetLooseCharBox(raw_tp, index, rect)
@@ -253,11 +262,6 @@ def _superscript_start(raw_tp, cleaned: str, end: int, aligned: bool, first_top:
         raised = rect.bottom > first_bottom + 0.25 * base_height
         smaller = rect.top - rect.bottom < 0.85 * base_height
         return tail.start() if raised and smaller else -1
-    if prev is not None and _NUMBERS_RE.match(cleaned):
-        raised = word.y1 < prev.y1 - 0.25 * prev.height
-        smaller = word.height < 0.85 * prev.height
-        close = 0 <= word.x0 - prev.x1 < 0.5 * prev.height
-        return 0 if raised and smaller and close else -1
     return -1
 
 

@@ -25,7 +25,7 @@ _LINE_NUMBER_RE = re.compile(r"^\d{1,4}$")
 #: characters (a download stamp, arXiv's id up the margin); on a landscape float page it is
 #: the page's content.
 _ANGLED_SHARE = 0.25
-#: How far down a page a running head in body-size (or smaller) text may sit.
+#: How far down a page a running head, at most a little bigger than the body, may sit.
 _WIDE_TOP_MARGIN = 0.12
 #: How much bigger than the body's a running head or folio there may be.
 _RUNNING_HEAD_SIZE = 1.15
@@ -40,7 +40,7 @@ def mark_furniture(pages: list[Page]) -> None:
         kinds = [_margin_furniture_kind(line, page, body, repeated) for line in page.lines]
         if "folio?" in kinds:
             heads = SortedLines([l for l, kind in zip(page.lines, kinds) if kind == "head"], key=lambda l: l.base)
-            kinds = [("number" if _beside_on_row(line, heads) else "") if kind == "folio?" else kind
+            kinds = [("number" if _has_row_mate(line, heads, reach=page.width) else "") if kind == "folio?" else kind
                      for line, kind in zip(page.lines, kinds)]
         if any(kinds):
             mates = _row_mates_by_kind(page.lines, kinds)
@@ -58,11 +58,13 @@ def _margin_furniture_kind(line: Line, page: Page, body: float, repeated: set[st
     margin = _in_margin(line, page)
     if not (margin or _in_wide_top_margin(line, page, body)):
         return ""
-    if not margin and _PAGE_NUMBER_RE.match(line.text):
-        return "folio?"  # below the top tenth, a folio only beside a running head
-    if margin and _PAGE_NUMBER_RE.match(line.text):
-        return "number"  # before the repeated texts: with digits ignored, "1626" on every page repeats
-    return "head" if _margin_key(line.text) in repeated else ""
+    key = _margin_key(line.text)
+    if _PAGE_NUMBER_RE.match(line.text):
+        if margin:
+            return "number"  # before the repeated texts: with digits ignored, "1626" on every page repeats
+        if key not in repeated:
+            return "folio?"  # below the top tenth, a folio only beside a running head
+    return "head" if key in repeated else ""
 
 
 def _row_mates_by_kind(lines: list[Line], kinds: list[str]) -> dict[str, SortedLines]:
@@ -92,17 +94,10 @@ def _mark_angled_text(page: Page) -> None:
             line.role = "furniture"
 
 
-def _beside_on_row(line: Line, rows: SortedLines) -> bool:
-    """Whether one of ``rows`` shares the line's row, however far along it."""
-    tolerance = 0.3 * max(line.size, 1.0)
-    window = 1.001 * tolerance + 1e-6
-    return any(other is not line and abs(other.base - line.base) <= tolerance
-               for other in map(rows.lines.__getitem__, rows.around(line.base, window, window)))
-
-
-def _has_row_mate(line: Line, rows: SortedLines) -> bool:
-    """Whether text sits close beside a line on its row (a heading's number, not a folio)."""
-    reach = 3 * max(line.size, 1.0)
+def _has_row_mate(line: Line, rows: SortedLines, reach: float | None = None) -> bool:
+    """Whether text sits close beside a line on its row (a heading's number, not a folio):
+    within ``reach`` along the row, three times the line's size unless given."""
+    reach = 3 * max(line.size, 1.0) if reach is None else reach
     tolerance = 0.3 * max(line.size, 1.0)
     window = 1.001 * tolerance + 1e-6  # a hair wider: the exact test is the one below
     return any(
@@ -121,8 +116,8 @@ def _in_margin(line: Line, page: Page) -> bool:
 def _in_wide_top_margin(line: Line, page: Page, body: float) -> bool:
     """Whether ``line`` is text at most a little bigger than the body's just below the page's
     top tenth, where a page with wide margins (Springer's book chapters, Zoologia's 9-pt head
-    over an 8-pt body) sets its running head; a title or a heading there is bigger, and only
-    a text repeated on many pages counts there."""
+    over an 8-pt body) sets its running head; a title there is bigger, and only a text
+    repeated on many pages (or a folio beside it) counts there."""
     return line.y1 < _WIDE_TOP_MARGIN * page.height and line.size <= _RUNNING_HEAD_SIZE * body
 
 

@@ -97,18 +97,29 @@ def _lay_out_zones(page: Page, text_lines: list[Line], top_split: Optional[float
 
 def _usual_split(splits: list[Optional[float]], index: int) -> Optional[float]:
     """The gutter page ``index`` should share with the others, when at least half of the
-    pages have one: the median gutter, when half of the pages have it (within 5 pt); else,
-    as with mirrored margins (a gutter for odd pages, another for even), the gutter of the
-    nearest page on the same side."""
+    pages have one. With mirrored margins (odd and even pages agree each on a gutter, 5 pt
+    or more apart) that of its side; else the median gutter, when half of all pages have
+    it; else that of its side, when more than half of the side's gutters agree on it."""
     found = sorted(s for s in splits if s is not None)
     if len(splits) < 2 or len(found) < 0.5 * len(splits):
         return None
+    own = _agreed(sorted(s for s in splits[index % 2::2] if s is not None))
+    other = _agreed(sorted(s for s in splits[1 - index % 2::2] if s is not None))
+    if own is not None and other is not None and abs(own - other) > 5:
+        return own
     middle = found[len(found) // 2]
     if sum(1 for s in found if abs(s - middle) <= 5) >= 0.5 * len(splits):
         return middle
-    same_side = sorted((j for j in range(index % 2, len(splits), 2) if j != index and splits[j] is not None),
-                       key=lambda j: abs(j - index))
-    return splits[same_side[0]] if same_side else None
+    return own
+
+
+def _agreed(found: list[float]) -> Optional[float]:
+    """The median of sorted gutters when more than half of them lie within 5 pt of it, else
+    None."""
+    if not found:
+        return None
+    middle = found[len(found) // 2]
+    return middle if sum(1 for s in found if abs(s - middle) <= 5) > 0.5 * len(found) else None
 
 
 def _columns_below_front_matter(lines: list[Line], split: float) -> bool:
