@@ -613,7 +613,8 @@ class Classifier:
     def _author_note(self, block: VBlock) -> bool:
         """Whether a block low on the paper's first page, opening with a footnote mark and set
         smaller than the body (if only by a little: 9.8 pt under 10-pt text), is a note on the
-        authors: their affiliations or whom to write to ("* Corresponding author.")."""
+        authors: one that says whom to write to (an e-mail address, "* Corresponding author."),
+        maybe after their affiliations."""
         return (
             block.page == self.first_page
             and block.size < 0.99 * self.stats.body_size

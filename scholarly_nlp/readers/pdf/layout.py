@@ -155,10 +155,10 @@ def _columns_start(lines: list[Line], split: float) -> Optional[float]:
 
 
 def _two_column_run(lines: list[Line], split: float, upward: bool = False) -> Optional[float]:
-    """Going down the page (``upward``: up it), the first line from which on the text is set
-    in two columns at ``split``: every line there keeps to one side, both sides carry a fifth
-    of it, little crosses, and it is a quarter of the page's text at least. That line's top
-    (``upward``: its bottom), or None."""
+    """Going down the page (``upward``: up it), the first line keeping to one side of ``split``
+    from which on the text is set in two columns there: a tenth of it at most crosses, both
+    sides carry a fifth of it, and it is a quarter of the page's text at least. That line's
+    top (``upward``: its bottom), or None."""
     lines = sorted((l for l in lines if len(l.text) >= 8), key=(lambda l: -l.y1) if upward else (lambda l: l.y0))
     # weights of the lines from each one on: left, right, across
     below = [(0, 0, 0)] * (len(lines) + 1)
