@@ -301,17 +301,6 @@ def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
 
 
 @pytest.mark.needs_data("pdf-pairs")
-def test_a_paragraph_runs_on_into_a_column_whose_upper_part_is_indented_otherwise():
-    """Elsevier's first page sets the abstract box in the right column, indented 100 pt from
-    where the body's text starts below it: the introduction's paragraph runs on into that
-    column, flush with the body's own left edge there."""
-    paper = read_pair(PAIRS / "upmchk_paper2.pdf")
-    texts = [b.text for b in paper.blocks_of("paragraph")]
-    assert any("including the quality of the description of validation studies [6]" in t for t in texts)
-    assert not any(t.startswith("the description of validation studies") for t in texts)
-
-
-@pytest.mark.needs_data("pdf-pairs")
 def test_mirrored_margins_keep_each_pages_columns():
     """Zoologia and the Journal of Open Hardware set odd and even pages with their gutters
     9 to 29 pt apart, so no one gutter is the paper's: a page that hides its own (columns

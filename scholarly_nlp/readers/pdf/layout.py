@@ -21,8 +21,6 @@ from .nearby import SortedLines
 #: At most this many gutter positions are tried on a page (one per point up to a page
 #: 16384 pt wide, beyond any real one).
 _MAX_GUTTER_CANDIDATES = 8192
-#: Lines (of 20 characters or more) a column needs in one band for edges of its own there.
-_OWN_EDGE_LINES = 5
 #: A page's gutter this far (pt) from the document's usual one may be another layout's.
 _OTHER_GUTTER = 20.0
 
@@ -479,22 +477,16 @@ def _rows(lines: list[Line]) -> list[Line]:
 
 def _column_edges(lines: list[Line]) -> dict:
     """Left edge (most common start) and right edge of the text of each column; full-width
-    lines on a two-column page span from the left column's edge to the right one's. A
-    column's part in one band with enough lines of its own has its own edges too, keyed
-    (column, band): Elsevier's abstract box and the body below it share the right column
-    but not its left edge."""
+    lines on a two-column page span from the left column's edge to the right one's."""
     groups: dict = {}
     for line in lines:
         if len(line.text) >= 20:
             groups.setdefault(line.col, []).append(line)
-            groups.setdefault((line.col, line.band), []).append(line)
     edges = {}
-    for key, group in groups.items():
-        if isinstance(key, tuple) and len(group) < _OWN_EDGE_LINES:
-            continue
+    for col, group in groups.items():
         left = Counter(round(l.x0) for l in group).most_common(1)[0][0]
         rights = sorted(l.x1 for l in group)
-        edges[key] = (float(left), rights[int(0.9 * (len(rights) - 1))])
+        edges[col] = (float(left), rights[int(0.9 * (len(rights) - 1))])
     if "L" in edges and "R" in edges:
         edges["F"] = (edges["L"][0], edges["R"][1])
     return edges

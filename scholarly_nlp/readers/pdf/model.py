@@ -125,14 +125,13 @@ class Page:
     height: float
     lines: list[Line]
     split: Optional[float] = None
-    edges: dict = field(default_factory=dict)  # column, or (column, band) -> (left, right) text edges
+    edges: dict = field(default_factory=dict)  # column -> (left, right) text edges
     unmapped: tuple[int, int] = (0, 0)  # sampled characters without a Unicode mapping, sampled
     blocks: list[VBlock] = field(default_factory=list)
 
     def edge(self, line: Line) -> tuple[float, float]:
-        """The left and right text edges of a line's column, in its band where the band has
-        enough of the column's lines."""
-        return self.edges.get((line.col, line.band)) or self.edges.get(line.col, (0.0, self.width))
+        """The left and right text edges of a line's column."""
+        return self.edges.get(line.col, (0.0, self.width))
 
 
 @dataclass(eq=False)
