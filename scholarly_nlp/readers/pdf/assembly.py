@@ -17,6 +17,7 @@ from .citations import CitationLinker, Marker
 from .dehyphenation import Dehyphenator
 from .figure_mentions import figure_refs
 from .model import SUPERSCRIPT_TRAIL, Caption, Page, Unit, VBlock
+from .patterns import FOOTNOTE_MARK
 from .reference_parser import ParsedReference
 
 
@@ -164,7 +165,7 @@ def _without_overlaps(markers: list[Marker]) -> list[Marker]:
     return kept
 
 
-_FOOTNOTE_MARK = re.compile(r"^(?P<mark>\d{1,2}|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3})\s*")
+_FOOTNOTE_MARK = re.compile(rf"^(?P<mark>{FOOTNOTE_MARK})\s*")
 
 
 def _clean_text(text: str) -> str:

@@ -19,7 +19,7 @@ from .blocks import caption_match
 from .citations import cited_works
 from .formulas import is_math
 from .model import Line, Page, Stats, Unit, VBlock, same_row
-from .patterns import ABSTRACT_RE, CONTENTS_ENTRY_RE, NUMBERED_HEAD_RE, TERMINAL_PUNCT
+from .patterns import ABSTRACT_RE, CONTENTS_ENTRY_RE, FOOTNOTE_MARK, NUMBERED_HEAD_RE, TERMINAL_PUNCT
 from .typography import font_base_name, is_body_like
 
 
@@ -45,7 +45,7 @@ _REFERENCES_RE = re.compile(
     re.IGNORECASE,
 )
 #: A footnote's opening: its mark, a number or a symbol, then its text ("1 The data ...", "*Corresponding").
-_FOOTNOTE_MARK_RE = re.compile(r"^(?:\d{1,2}|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3})\s*[^\W\d_]")
+_FOOTNOTE_MARK_RE = re.compile(rf"^(?:{FOOTNOTE_MARK})\s*[^\W\d_]")
 #: What a first page's note on its authors says: whom to write to.
 _AUTHOR_NOTE_RE = re.compile(r"@|corresponding author|e-mail", re.IGNORECASE)
 #: Signs that put a line in a formula ("Tcomm + Tcomp"), not a heading.

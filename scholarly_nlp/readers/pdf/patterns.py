@@ -23,3 +23,7 @@ TERMINAL_PUNCT = (".", "!", "?", ":")
 #: parentheses ("(p. 13)", "(pp. 4-6)", "(page 7)").
 CONTENTS_ENTRY_RE = re.compile(r"(?:(?:\.\s?){4,}\s*\d*|\((?:pp?\.?|pages?)\s*\d+(?:\s*[-\u2013]\s*\d+)?\))$",
                                re.IGNORECASE)
+#: A footnote's mark where its text opens: a number, or one to three signs ("*", "\u2217",
+#: "\u2020", "\u2021", "\u00a7", "\u00b6"); a regex fragment, for the reader's classifier and
+#: for the footnote block's label.
+FOOTNOTE_MARK = r"\d{1,2}|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3}"
