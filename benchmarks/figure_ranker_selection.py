@@ -1,0 +1,196 @@
+"""Central-figure ranking: which signals to fuse, chosen on a selection set that is not the dev gold.
+
+The ``figure_ranker`` fuses its cross-encoder's caption score with two signals of how the
+paper discusses each figure (``mentions``, ``context``) by reciprocal rank fusion. That default
+was fixed on the 20 dev gold papers, which are also where the project reports its numbers. This
+benchmark chooses the signals on a second, independently annotated set instead:
+``projects/figure_ranker/selection/central_figures_selection.jsonl`` (63 papers the ranker
+never trained on: held-out ACL TEI papers and ACL PDFs; three annotators, the dev gold's
+protocol, merged by Borda count; see that folder's README).
+
+**The rule (fixed before measuring).** The candidates are the signal sets that contain the
+trained caption score: ``caption`` alone, ``caption+mentions``, ``caption+context`` and
+``caption+mentions+context`` (the shipped default). The chosen set has the highest Acc@1 on
+the selection set (the central figure is what users read); ties go to the higher MAP, then to
+the shipped default. The sets without the caption score, pick-first and the other baselines are
+reported for reference only. ``--gold`` scores every set on the dev gold too; those numbers are
+reported after the choice and take no part in it.
+
+    python benchmarks/figure_ranker_selection.py [--pipeline scholarly_core] [--gold]
+        [--out benchmarks/results/figure_ranker_selection.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DEFAULT_DATA_ROOT, REPO_ROOT, RESULTS_DIR, ensure_repo_on_path, machine_info, markdown_table, write_json  # noqa: E402
+
+ensure_repo_on_path()
+
+SELECTION_FILE = REPO_ROOT / "projects" / "figure_ranker" / "selection" / "central_figures_selection.jsonl"
+SIGNAL_NAMES = ("caption", "mentions", "context")
+SHIPPED = ("caption", "mentions", "context")
+REFERENCE_BASELINES = ["pick_first", "tfidf", "mention_count", "referring_text_tfidf"]
+
+
+def signal_sets() -> list[tuple[str, ...]]:
+    """Every non-empty set of signals, in a fixed order."""
+    return [s for n in range(1, len(SIGNAL_NAMES) + 1) for s in itertools.combinations(SIGNAL_NAMES, n)]
+
+
+def candidates() -> list[tuple[str, ...]]:
+    """The sets the rule chooses among: those with the trained caption score."""
+    return [s for s in signal_sets() if "caption" in s]
+
+
+def read_selection(path: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """(paper id -> merged ranking, paper id -> file relative to the data folder)."""
+    import json
+
+    gold, sources = {}, {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            gold[record["paper_id"]] = record["ranking"]
+            sources[record["paper_id"]] = record["source"]
+    return gold, sources
+
+
+def signals_of(nlp, docs: dict) -> dict[str, tuple[list[str], dict[str, dict[str, float]]]]:
+    """Paper id -> (candidate ids in document order, figure id -> {signal: value}) with every signal."""
+    ranker = nlp.get_pipe("figure_ranker")
+    ids = list(docs)
+    return {pid: ([f.id for f in ranker.candidates(doc)], doc._.figure_signals or {})
+            for pid, doc in zip(ids, nlp.pipe([docs[pid] for pid in ids]))}
+
+
+def ranking_by(signal_set: tuple[str, ...], figure_ids: list[str], values: dict[str, dict[str, float]]) -> list[str]:
+    """The paper's figures best first by one signal, or by the rank fusion of several."""
+    from scholarly_figure_ranker.factory import rank_figures
+    from scholarly_figure_ranker.signals import fuse_ranks
+
+    scored = [f for f in figure_ids if f in values]
+    by_signal = {name: {f: values[f][name] for f in scored} for name in signal_set}
+    scores = fuse_ranks(by_signal, scored) if len(signal_set) > 1 else by_signal[signal_set[0]]
+    return rank_figures(figure_ids, scores)
+
+
+def per_paper(rankings: dict[str, list[str]], gold: dict[str, list[str]]) -> tuple[list[float], list[float]]:
+    """Per gold paper (gold order): average precision of the top-3 gold and Acc@1."""
+    from scholarly_nlp.metrics.ranking import average_precision
+
+    ap, acc = [], []
+    for pid, ranking in gold.items():
+        predicted = rankings.get(pid, [])
+        relevant = set(list(dict.fromkeys(ranking))[:3])
+        ap.append(average_precision(predicted, relevant))
+        acc.append(float(bool(predicted) and predicted[0] == ranking[0]))
+    return ap, acc
+
+
+def measure(nlp, docs: dict, gold: dict[str, list[str]]) -> dict[str, dict]:
+    """Each signal set's MAP / Acc@1 and per-paper values on one labelled set."""
+    signals = signals_of(nlp, docs)
+    report = {}
+    for signal_set in signal_sets():
+        rankings = {pid: ranking_by(signal_set, *signals[pid]) for pid in signals}
+        ap, acc = per_paper(rankings, gold)
+        report["+".join(signal_set)] = {"map": sum(ap) / len(ap), "acc_at_1": sum(acc) / len(acc),
+                                        "ap": ap, "acc": acc}
+    return report
+
+
+def choose(report: dict[str, dict]) -> str:
+    """The rule: highest Acc@1 among the candidates, then MAP, then the shipped default."""
+    shipped = "+".join(SHIPPED)
+    names = ["+".join(s) for s in candidates()]
+    return max(names, key=lambda n: (round(report[n]["acc_at_1"], 9), round(report[n]["map"], 9), n == shipped))
+
+
+def against_shipped(report: dict[str, dict]) -> dict[str, dict]:
+    """Paired bootstrap of each set against the shipped default: per-paper AP and Acc@1."""
+    from scholarly_nlp.metrics import paired_bootstrap
+
+    shipped = report["+".join(SHIPPED)]
+    return {name: {"ap": paired_bootstrap(r["ap"], shipped["ap"]), "acc": paired_bootstrap(r["acc"], shipped["acc"])}
+            for name, r in report.items()}
+
+
+def read_docs(data: Path, sources: dict[str, str], nlp) -> dict:
+    """Paper id -> Doc for every labelled paper (all must be readable)."""
+    import scholarly_nlp
+
+    return {pid: scholarly_nlp.read(data / source, nlp=nlp) for pid, source in sources.items()}
+
+
+def baselines(docs: dict, gold: dict[str, list[str]]) -> dict[str, dict]:
+    """The reference baselines' metrics on one labelled set."""
+    from scholarly_figure_ranker.evaluation import run_baselines
+
+    return {name: {k: v for k, v in m.items() if k in ("map", "acc_at_1")}
+            for name, m in run_baselines(docs, gold, REFERENCE_BASELINES).items()}
+
+
+def table(report: dict[str, dict], chosen: str, tests: dict[str, dict]) -> str:
+    """Markdown rows: set, MAP, Acc@1, and the bootstrap against the shipped default."""
+    rows = []
+    for name, r in report.items():
+        mark = " (chosen)" if name == chosen else (" (candidate)" if name.startswith("caption") else "")
+        rows.append([name + mark, f"{r['map']:.3f}", f"{r['acc_at_1']:.3f}",
+                     f"{tests[name]['acc']['delta']:+.3f} (p={tests[name]['acc']['p_value']:.2f})",
+                     f"{tests[name]['ap']['delta']:+.3f} (p={tests[name]['ap']['p_value']:.2f})"])
+    return markdown_table(["signals", "MAP", "Acc@1", "Acc@1 vs shipped", "AP vs shipped"], rows)
+
+
+def main(argv=None) -> dict:
+    """Command line: measure, choose, optionally score the dev gold, write the JSON."""
+    import scholarly_nlp
+    from scholarly_figure_ranker.evaluation import load_papers, read_gold
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pipeline", default="scholarly_core")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
+    parser.add_argument("--selection", type=Path, default=SELECTION_FILE)
+    parser.add_argument("--gold", action="store_true", help="also score every set on the dev gold (after the choice)")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "figure_ranker_selection.json")
+    args = parser.parse_args(argv)
+
+    started = time.time()
+    nlp = scholarly_nlp.load(args.pipeline, components=["figure_ranker"], require=["figure_ranker"],
+                             config={"components.figure_ranker.signals": list(SIGNAL_NAMES)})
+    labels, sources = read_selection(args.selection)
+    docs = read_docs(args.data, sources, nlp)
+    selection = measure(nlp, docs, labels)
+    chosen = choose(selection)
+    tests = against_shipped(selection)
+    result = {"machine": machine_info(), "pipeline": args.pipeline, "selection_papers": len(labels),
+              "rule": "highest selection Acc@1 among the caption-score sets, then MAP, then the shipped default",
+              "chosen": chosen, "selection": selection, "selection_vs_shipped": tests,
+              "selection_baselines": baselines(docs, labels)}
+    print(f"selection set ({len(labels)} papers): chosen {chosen}")
+    print(table(selection, chosen, tests))
+    for name, m in result["selection_baselines"].items():
+        print(f"baseline {name}: MAP {m['map']:.3f} Acc@1 {m['acc_at_1']:.3f}")
+    if args.gold:
+        gold = read_gold(args.data / "gold" / "central_figures_dev.jsonl")
+        gold_docs, missing = load_papers(args.data / "tei" / "acl", gold, nlp)
+        if missing:
+            sys.exit(f"dev gold papers missing: {missing}")
+        dev = measure(nlp, gold_docs, gold)
+        result["dev_gold"] = dev
+        result["dev_gold_vs_shipped"] = against_shipped(dev)
+        print("dev gold (20 papers; reported, not chosen on):")
+        print(table(dev, chosen, result["dev_gold_vs_shipped"]))
+    result["seconds"] = round(time.time() - started, 1)
+    write_json(args.out, result)
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Write central-figure annotation packets: each paper's abstract and figure captions.
+
+The papers are those the shipped ranker never trained on and that are not dev gold: the ACL
+TEI papers that ``preprocess.py`` holds out (its stable 10% split) and the ACL PDFs (read with
+the built-in PDF reader), each with at least 3 captioned figures and an abstract. Annotators
+read ``packets.txt`` (what the dev gold's annotators read: abstract and captions, no images);
+``packets.json`` keeps the same content with each paper's file, for merging and scoring.
+
+    python scripts/annotation_packets.py --data ../../../shared/data --out selection
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import scholarly_nlp
+from scholarly_figure_ranker.texts import abstract_sentences, caption_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from preprocess import gold_ids, is_dev  # noqa: E402
+
+MIN_FIGURES = 3
+DEV_PERCENT = 10
+
+
+def candidate_files(data: Path) -> list[Path]:
+    """The held-out ACL TEI files, then the ACL PDFs, sorted."""
+    tei = [p for p in sorted((data / "tei" / "acl").glob("*.tei.xml")) if is_dev(p.name.split(".")[0], DEV_PERCENT)]
+    return tei + sorted((data / "pdfs" / "acl").glob("*.pdf"))
+
+
+def packets(data: Path, gold_file: Path) -> list[dict]:
+    """One packet per usable paper: paper id, source file, abstract and captioned figures."""
+    gold = gold_ids(str(gold_file))
+    nlp = scholarly_nlp.blank()
+    result = []
+    for read in scholarly_nlp.read_many([str(p) for p in candidate_files(data)], nlp=nlp):
+        if not read.ok:
+            print(f"skipped: {read.error}", file=sys.stderr)
+            continue
+        doc = read.doc
+        figures = [f for f in doc._.figures if f.kind == "figure" and caption_text(f)]
+        abstract = abstract_sentences(doc)
+        if doc._.paper_id in gold or len(figures) < MIN_FIGURES or not abstract:
+            continue
+        result.append({"paper_id": doc._.paper_id, "source": str(Path(read.path).relative_to(data)),
+                       "abstract": " ".join(abstract),
+                       "figures": [{"id": f.id, "label": f.label, "caption": caption_text(f)} for f in figures]})
+    return result
+
+
+def packet_text(papers: list[dict]) -> str:
+    """The packets as the annotators read them."""
+    lines = []
+    for number, paper in enumerate(papers, start=1):
+        lines.append(f"=== Paper {number} of {len(papers)}  paper_id: {paper['paper_id']}")
+        lines.append(f"ABSTRACT: {paper['abstract']}")
+        lines.append("FIGURES:")
+        lines.extend(f"  [{f['id']}] Figure {f['label'] or '?'}: {f['caption']}" for f in paper["figures"])
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="the shared data folder")
+    parser.add_argument("--gold", type=Path, default=None, help="dev gold to leave out (default: DATA/gold/central_figures_dev.jsonl)")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    papers = packets(args.data, args.gold or args.data / "gold" / "central_figures_dev.jsonl")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "packets.json").write_text(json.dumps(papers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (args.out / "packets.txt").write_text(packet_text(papers), encoding="utf-8")
+    print(f"{len(papers)} papers, {sum(len(p['figures']) for p in papers)} figures")
+
+
+if __name__ == "__main__":
+    main()
