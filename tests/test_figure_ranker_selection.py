@@ -1,0 +1,127 @@
+"""The figure ranker's selection set (annotation packets, Borda merge) and the benchmark rule
+that chooses the fused signals on it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from conftest import REPO, benchmark_modules, shared
+
+SCRIPTS = REPO / "projects" / "figure_ranker" / "scripts"
+SELECTION = REPO / "projects" / "figure_ranker" / "selection"
+
+
+def script(name: str):
+    """A module of the figure_ranker project's scripts folder, imported from its file."""
+    spec = importlib.util.spec_from_file_location(f"figure_ranker_{name}", SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def merge_annotations():
+    return script("merge_annotations")
+
+
+@pytest.fixture(scope="module")
+def packets():
+    return json.loads((SELECTION / "packets.json").read_text(encoding="utf-8"))
+
+
+def test_borda_points_then_first_places_then_figure_order(merge_annotations):
+    order = ["fig_0", "fig_1", "fig_2", "fig_3"]
+    # fig_1: 3+2+2 = 7, fig_2: 2+3+1 = 6, fig_0: 1+1+3 = 5; fig_3 unranked.
+    merged, firsts = merge_annotations.borda([["fig_1", "fig_2", "fig_0"], ["fig_2", "fig_1", "fig_0"],
+                                              ["fig_0", "fig_1", "fig_2"]], order)
+    assert merged == ["fig_1", "fig_2", "fig_0"] and firsts == {"fig_1": 1, "fig_2": 1, "fig_0": 1}
+    # fig_2 and fig_0 tie on points (5 each): fig_2 has two first places.
+    merged, _ = merge_annotations.borda([["fig_2", "fig_3"], ["fig_2", "fig_0"], ["fig_0", "fig_3"]], order)
+    assert merged[:2] == ["fig_2", "fig_0"]
+    # A full tie goes to the earlier figure.
+    merged, _ = merge_annotations.borda([["fig_3"], ["fig_1"]], order)
+    assert merged == ["fig_1", "fig_3"]
+
+
+def test_the_committed_labels_are_the_merge_of_the_committed_annotations(merge_annotations, packets):
+    annotators = [merge_annotations.read_rankings(SELECTION / f"annotator_{x}.jsonl") for x in "ABC"]
+    merged = merge_annotations.merge(annotators, packets)
+    committed = [json.loads(line) for line in (SELECTION / "central_figures_selection.jsonl").read_text().splitlines()]
+    assert merged == committed
+    assert len(committed) == 63 == len({r["paper_id"] for r in committed})
+    figures = {p["paper_id"]: {f["id"] for f in p["figures"]} for p in packets}
+    assert all(len(r["ranking"]) == 3 and set(r["ranking"]) <= figures[r["paper_id"]] for r in committed)
+    assert sum(r["annotator_top1_agree"] for r in committed) == 55  # as the selection README says
+
+
+def test_merge_refuses_an_annotator_who_skipped_a_paper_or_named_a_stranger(merge_annotations, packets):
+    complete = {p["paper_id"]: [f["id"] for f in p["figures"]][:3] for p in packets}
+    skipped = dict(complete)
+    skipped.pop(packets[5]["paper_id"])
+    with pytest.raises(ValueError, match=f"annotator 2: paper {packets[5]['paper_id']}"):
+        merge_annotations.merge([complete, skipped], packets)
+    stranger = dict(complete, **{packets[0]["paper_id"]: ["fig_99"]})
+    with pytest.raises(ValueError, match="annotator 1"):
+        merge_annotations.merge([stranger, complete], packets)
+
+
+def test_repeated_paper_in_an_annotator_file_is_refused(merge_annotations, tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"paper_id": "p", "ranking": ["fig_0"]}\n{"paper_id": "p", "ranking": ["fig_1"]}\n')
+    with pytest.raises(ValueError, match="line 2"):
+        merge_annotations.read_rankings(path)
+
+
+def test_packets_text_is_what_the_annotators_read(packets):
+    text = script("annotation_packets").packet_text(packets)
+    assert text == (SELECTION / "packets.txt").read_text(encoding="utf-8")
+    assert "ABSTRACT: " in text and "  [fig_0] Figure 1: " in text
+
+
+def test_packet_papers_are_real_files_left_out_of_training_and_gold(packets):
+    preprocess = script("preprocess")
+    gold = preprocess.gold_ids(str(shared("gold", "central_figures_dev.jsonl")))
+    for paper in packets:
+        assert shared(paper["source"]).is_file()
+        assert paper["paper_id"] not in gold and len(paper["figures"]) >= 3 and paper["abstract"]
+        if paper["source"].startswith("tei/"):
+            assert preprocess.is_dev(paper["paper_id"], 10)  # held out of the ranker's training
+
+
+def report(**sets):
+    """A benchmark report with (map, acc_at_1) per signal set; every other set scores 0."""
+    from itertools import combinations
+
+    names = ["+".join(c) for n in (1, 2, 3) for c in combinations(("caption", "mentions", "context"), n)]
+    return {name: {"map": sets.get(name, (0.0, 0.0))[0], "acc_at_1": sets.get(name, (0.0, 0.0))[1]}
+            for name in names}
+
+
+def test_the_rule_takes_acc_at_1_then_map_then_the_shipped_default():
+    with benchmark_modules("figure_ranker_selection") as (bench,):
+        shipped = "caption+mentions+context"
+        assert bench.choose(report(caption=(0.80, 0.60), **{shipped: (0.90, 0.50)})) == "caption"
+        assert bench.choose(report(caption=(0.80, 0.50), **{"caption+mentions": (0.85, 0.50),
+                                                            shipped: (0.84, 0.50)})) == "caption+mentions"
+        assert bench.choose(report(caption=(0.85, 0.50), **{shipped: (0.85, 0.50)})) == shipped
+        # A set without the trained caption score is never chosen, however well it does.
+        assert bench.choose(report(mentions=(1.0, 1.0), caption=(0.5, 0.5))) == "caption"
+
+
+def test_rankings_by_one_signal_or_their_fusion_put_unscored_figures_last():
+    from scholarly_figure_ranker.signals import fuse_ranks
+
+    values = {"fig_0": {"caption": 1.0, "mentions": 3.0}, "fig_1": {"caption": 2.0, "mentions": 0.0},
+              "fig_2": {"caption": 0.5, "mentions": 2.0}}
+    ids = ["fig_0", "fig_1", "fig_2", "fig_3"]  # fig_3 has no caption text, so no signals
+    with benchmark_modules("figure_ranker_selection") as (bench,):
+        assert bench.ranking_by(("caption",), ids, values) == ["fig_1", "fig_0", "fig_2", "fig_3"]
+        fused = fuse_ranks({"caption": {f: v["caption"] for f, v in values.items()},
+                            "mentions": {f: v["mentions"] for f, v in values.items()}}, list(values))
+        expected = sorted(values, key=lambda f: -fused[f]) + ["fig_3"]
+        assert bench.ranking_by(("caption", "mentions"), ids, values) == expected == ["fig_0", "fig_1", "fig_2", "fig_3"]
+        ap, acc = bench.per_paper({"p": expected, "q": []}, {"p": ["fig_1", "fig_0"], "q": ["fig_0"]})
+        assert acc == [0.0, 0.0] and ap == [pytest.approx(1.0), 0.0]
