@@ -9,6 +9,7 @@ import spacy
 import scholarly_nlp
 from scholarly_nlp import Block, FigureInfo, InlineRef, Paper, paper_to_doc
 from scholarly_figure_ranker.signals import (
+    DEFAULT_SIGNALS,
     SIGNALS,
     context_similarity,
     fuse_ranks,
@@ -69,14 +70,14 @@ def test_fuse_ranks_hand_computed_with_shared_ranks_for_ties():
 
 
 def test_component_fuses_its_signals_and_keeps_them(ranker_nlp, real_docs, tiny_backbone):  # noqa: F811
-    assert ranker_nlp.get_pipe("figure_ranker").cfg["signals"] == list(SIGNALS)  # the default
+    assert ranker_nlp.get_pipe("figure_ranker").cfg["signals"] == list(DEFAULT_SIGNALS)  # the default
     caption_only = make_ranker_nlp(tiny_backbone, signals=["caption"])  # the same seeded head
     for paper_id, doc in zip(PAPERS, real_docs):
         ranker_nlp(doc)
         signals = doc._.figure_signals
         captioned = [f.id for f in doc._.figures if f.kind == "figure" and caption_text(f)]
         assert sorted(signals) == sorted(doc._.figure_scores) == sorted(captioned)
-        by_signal = {name: {fid: values[name] for fid, values in signals.items()} for name in SIGNALS}
+        by_signal = {name: {fid: values[name] for fid, values in signals.items()} for name in DEFAULT_SIGNALS}
         assert doc._.figure_scores == pytest.approx(fuse_ranks(by_signal, captioned))
         assert by_signal["mentions"] == {f.id: float(len(f.mentions)) for f in doc._.figures if f.id in signals}
         figures = {f["id"]: f for f in ranker_nlp.get_pipe("figure_ranker").analysis(doc)["figures"]}
@@ -85,6 +86,26 @@ def test_component_fuses_its_signals_and_keeps_them(ranker_nlp, real_docs, tiny_
         alone = caption_only(scholarly_nlp.read(shared("tei", "acl", f"{paper_id}.tei.xml"), nlp=caption_only))
         assert alone._.figure_scores == pytest.approx(by_signal["caption"])  # the cross-encoder alone
         assert set(next(iter(alone._.figure_signals.values()))) == {"caption"}
+
+
+def test_every_signal_fuses_when_the_config_names_them(tiny_backbone, real_docs):  # noqa: F811
+    everything = make_ranker_nlp(tiny_backbone, signals=list(SIGNALS))
+    for paper_id in PAPERS:
+        doc = everything(scholarly_nlp.read(shared("tei", "acl", f"{paper_id}.tei.xml"), nlp=everything))
+        signals = doc._.figure_signals
+        by_signal = {name: {fid: values[name] for fid, values in signals.items()} for name in SIGNALS}
+        assert doc._.figure_scores == pytest.approx(fuse_ranks(by_signal, list(signals)))
+        assert all(set(values) == set(SIGNALS) for values in signals.values())
+
+
+def test_the_project_and_the_shipped_pipeline_fuse_the_default_signals():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for config in (root / "projects/figure_ranker/configs/figure_ranker.cfg",
+                   root / "pipelines/scholarly_core/scholarly_core/pipeline/config.cfg"):
+        assert spacy.util.load_config(config, interpolate=False)["components"]["figure_ranker"]["signals"] \
+            == list(DEFAULT_SIGNALS), config
 
 
 @pytest.mark.parametrize("signals", [[], ["caption", "images"], ["mentions", "mentions"]])
@@ -114,7 +135,7 @@ def test_signals_come_from_the_pipeline_config_also_for_a_saved_pipeline(ranker_
     ranker_nlp.to_disk(tmp_path / "pipeline")
     assert "signals" not in (tmp_path / "pipeline" / "figure_ranker" / "cfg").read_text()
     loaded = spacy.load(tmp_path / "pipeline")
-    assert loaded.get_pipe("figure_ranker").cfg["signals"] == list(SIGNALS)
+    assert loaded.get_pipe("figure_ranker").cfg["signals"] == list(DEFAULT_SIGNALS)
     override = {"components": {"figure_ranker": {"signals": ["caption"]}}}
     caption_only = spacy.load(tmp_path / "pipeline", config=override)
     assert caption_only.get_pipe("figure_ranker").cfg["signals"] == ["caption"]

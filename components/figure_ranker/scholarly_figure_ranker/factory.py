@@ -2,10 +2,10 @@
 
 Inference: every candidate figure gets the sum, over the abstract's sentences, of the
 cross-encoder's score for (sentence, caption). By default that caption score is fused by
-reciprocal rank fusion with two signals of how the paper discusses the figure (the number of
-mentions, and the similarity of the referring paragraphs to the abstract; :mod:`.signals`);
-the best figure is ``doc._.central_figure`` and ``doc._.figure_signals`` keeps every signal.
-``signals = ["caption"]`` ranks by the cross-encoder alone.
+reciprocal rank fusion with how often the paper refers to the figure (``mentions``;
+:mod:`.signals`, which also offers ``context``, the similarity of the referring paragraphs to
+the abstract); the best figure is ``doc._.central_figure`` and ``doc._.figure_signals`` keeps
+every signal. ``signals = ["caption"]`` ranks by the cross-encoder alone.
 
 Training (self-supervised): a sentence that mentions figure i, with the mention masked, is a
 query; caption i is the positive and other captions of the same paper are negatives;
@@ -34,7 +34,7 @@ from thinc.api import Model, Optimizer
 from scholarly_nlp import ComponentSpec
 from scholarly_nlp.ml import HuggingFaceModelPipe, TrainingState, is_loaded, score_pairs
 
-from .signals import SIGNALS, fuse_ranks, signal_values
+from .signals import DEFAULT_SIGNALS, SIGNALS, fuse_ranks, signal_values
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
 
 DEFAULT_MODEL = {
@@ -69,7 +69,7 @@ SPEC = ComponentSpec(
         "max_negatives": 3,
         "batch_size": 64,
         "seed": 0,
-        "signals": list(SIGNALS),
+        "signals": list(DEFAULT_SIGNALS),
     },
     assigns=["doc._.figure_scores", "doc._.central_figure", "doc._.figure_signals"],
     default_score_weights={"figure_proxy_mrr": 1.0, "figure_proxy_acc": 0.0},
@@ -124,7 +124,7 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "figure_ranker", *, include_tables: bool = False,
                  margin: float = 1.0, max_queries_per_doc: int = 4, max_negatives: int = 3, batch_size: int = 64,
-                 seed: int = 0, signals: Sequence[str] = SIGNALS):
+                 seed: int = 0, signals: Sequence[str] = DEFAULT_SIGNALS):
         SPEC.install_extensions()
         self.vocab = vocab
         self.model = model

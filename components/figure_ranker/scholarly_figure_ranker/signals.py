@@ -11,6 +11,10 @@ referring text with the abstract). Two such signals need no training:
 
 :func:`fuse_ranks` combines any number of signals by reciprocal rank fusion (Cormack et al.,
 2009): only ranks count, so signals on unrelated scales combine with no weight to set.
+
+:data:`DEFAULT_SIGNALS` (caption score and mentions) was chosen on a selection set of 63
+independently annotated papers, not on the dev gold (``benchmarks/figure_ranker_selection.py``):
+adding ``context`` lowered the first pick there when fused with the caption score alone.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from .texts import caption_text
 SIGNALS = ("caption", "mentions", "context")
 """The ranking signals a ``figure_ranker`` can fuse: the cross-encoder's summed (abstract
 sentence, caption) score, the number of mentions and the referring paragraphs' similarity."""
+
+DEFAULT_SIGNALS = ("caption", "mentions")
+"""The signals a ``figure_ranker`` fuses unless its config names others: the cross-encoder's
+caption score and how often the paper refers to the figure."""
 
 RRF_K = 60
 """Reciprocal rank fusion's constant (Cormack et al.'s value; it damps the top ranks' weight)."""
