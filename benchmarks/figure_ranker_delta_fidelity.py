@@ -15,8 +15,9 @@ model's, per group of papers:
   it shows which gold papers a rank changes, but a rank is never chosen on them.
 
 Per rank and group: ``caption_top1`` (the share of papers whose caption-score first figure is
-the whole model's), ``fused_top1`` (the same for the fused ranking: caption score, mentions,
-referring text), ``caption_spearman`` (median Spearman of the caption rankings of the scored
+the whole model's), ``fused_top1`` (the same for the fused ranking, with the signals the pipeline's config
+names: caption score, mentions and referring text when the results were taken; caption score
+and mentions since 2026-11-29), ``caption_spearman`` (median Spearman of the caption rankings of the scored
 figures), ``median_max_score_error`` and the papers whose first figure changed. ``megabytes``
 is the size of the saved ``figure_ranker`` folder.
 

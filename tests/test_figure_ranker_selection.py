@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from scholarly_nlp import MalformedInputError
 from conftest import REPO, benchmark_modules, shared
 
 SCRIPTS = REPO / "projects" / "figure_ranker" / "scripts"
@@ -38,9 +39,10 @@ def test_borda_points_then_first_places_then_figure_order(merge_annotations):
     merged, firsts = merge_annotations.borda([["fig_1", "fig_2", "fig_0"], ["fig_2", "fig_1", "fig_0"],
                                               ["fig_0", "fig_1", "fig_2"]], order)
     assert merged == ["fig_1", "fig_2", "fig_0"] and firsts == {"fig_1": 1, "fig_2": 1, "fig_0": 1}
-    # fig_2 and fig_0 tie on points (5 each): fig_2 has two first places.
-    merged, _ = merge_annotations.borda([["fig_2", "fig_3"], ["fig_2", "fig_0"], ["fig_0", "fig_3"]], order)
-    assert merged[:2] == ["fig_2", "fig_0"]
+    # fig_1, fig_2 and fig_3 tie on points (4 each): fig_2 and fig_3 have a first place, fig_1 none;
+    # fig_2 and fig_3 then go by figure order.
+    merged, _ = merge_annotations.borda([["fig_3", "fig_1", "fig_2"], ["fig_2", "fig_1", "fig_3"]], order)
+    assert merged == ["fig_2", "fig_3", "fig_1"]
     # A full tie goes to the earlier figure.
     merged, _ = merge_annotations.borda([["fig_3"], ["fig_1"]], order)
     assert merged == ["fig_1", "fig_3"]
@@ -71,7 +73,7 @@ def test_merge_refuses_an_annotator_who_skipped_a_paper_or_named_a_stranger(merg
 def test_repeated_paper_in_an_annotator_file_is_refused(merge_annotations, tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_text('{"paper_id": "p", "ranking": ["fig_0"]}\n{"paper_id": "p", "ranking": ["fig_1"]}\n')
-    with pytest.raises(ValueError, match="line 2"):
+    with pytest.raises(MalformedInputError, match="line 2"):
         merge_annotations.read_rankings(path)
 
 
@@ -100,13 +102,13 @@ def report(**sets):
             for name in names}
 
 
-def test_the_rule_takes_acc_at_1_then_map_then_the_shipped_default():
+def test_the_rule_takes_acc_at_1_then_map_then_the_previous_default():
     with benchmark_modules("figure_ranker_selection") as (bench,):
-        shipped = "caption+mentions+context"
-        assert bench.choose(report(caption=(0.80, 0.60), **{shipped: (0.90, 0.50)})) == "caption"
+        previous = "caption+mentions+context"
+        assert bench.choose(report(caption=(0.80, 0.60), **{previous: (0.90, 0.50)})) == "caption"
         assert bench.choose(report(caption=(0.80, 0.50), **{"caption+mentions": (0.85, 0.50),
-                                                            shipped: (0.84, 0.50)})) == "caption+mentions"
-        assert bench.choose(report(caption=(0.85, 0.50), **{shipped: (0.85, 0.50)})) == shipped
+                                                            previous: (0.84, 0.50)})) == "caption+mentions"
+        assert bench.choose(report(caption=(0.85, 0.50), **{previous: (0.85, 0.50)})) == previous
         # A set without the trained caption score is never chosen, however well it does.
         assert bench.choose(report(mentions=(1.0, 1.0), caption=(0.5, 0.5))) == "caption"
 
@@ -123,5 +125,7 @@ def test_rankings_by_one_signal_or_their_fusion_put_unscored_figures_last():
                             "mentions": {f: v["mentions"] for f, v in values.items()}}, list(values))
         expected = sorted(values, key=lambda f: -fused[f]) + ["fig_3"]
         assert bench.ranking_by(("caption", "mentions"), ids, values) == expected == ["fig_0", "fig_1", "fig_2", "fig_3"]
-        ap, acc = bench.per_paper({"p": expected, "q": []}, {"p": ["fig_1", "fig_0"], "q": ["fig_0"]})
-        assert acc == [0.0, 0.0] and ap == [pytest.approx(1.0), 0.0]
+        ap, acc = bench.per_paper({"p": expected, "q": []}, {"p": ["fig_1", "fig_0"], "q": ["fig_0"], "r": []})
+        assert acc == [0.0, 0.0] and ap == [pytest.approx(1.0), 0.0]  # "r" has no gold figure: not counted
+        ap, acc = bench.per_paper({"p": expected}, {"p": ["fig_0", "fig_3", "fig_2", "fig_1"]})
+        assert acc == [1.0] and ap == [pytest.approx((1 + 2 / 3 + 3 / 4) / 3)]  # fig_1, the 4th gold, is not relevant

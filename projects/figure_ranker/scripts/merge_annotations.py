@@ -18,22 +18,16 @@ import argparse
 import json
 from pathlib import Path
 
+from scholarly_figure_ranker.evaluation import read_gold
+
 DEPTH = 3
 POINTS = {0: 3, 1: 2, 2: 1}
 
 
 def read_rankings(path: Path) -> dict[str, list[str]]:
-    """Paper id -> ranking of one annotator file; a repeated paper or a bad line raises ValueError."""
-    rankings: dict[str, list[str]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        paper_id, ranking = record.get("paper_id"), record.get("ranking")
-        if not isinstance(paper_id, str) or not isinstance(ranking, list) or paper_id in rankings:
-            raise ValueError(f"{path}: line {number} is not a new paper with a ranking")
-        rankings[paper_id] = [str(f) for f in ranking]
-    return rankings
+    """Paper id -> ranking of one annotator file (the gold-file format: a repeated paper or a
+    bad line raises MalformedInputError naming the line)."""
+    return read_gold(path)
 
 
 def borda(rankings: list[list[str]], figure_order: list[str]) -> tuple[list[str], dict[str, int]]:
