@@ -129,3 +129,28 @@ def test_rankings_by_one_signal_or_their_fusion_put_unscored_figures_last():
         assert acc == [0.0, 0.0] and ap == [pytest.approx(1.0), 0.0]  # "r" has no gold figure: not counted
         ap, acc = bench.per_paper({"p": expected}, {"p": ["fig_0", "fig_3", "fig_2", "fig_1"]})
         assert acc == [1.0] and ap == [pytest.approx((1 + 2 / 3 + 3 / 4) / 3)]  # fig_1, the 4th gold, is not relevant
+
+
+def built_paper(columns: dict, ids: list[str]) -> dict:
+    """A paper record as the learned-fusion benchmark builds it (every figure scored)."""
+    import numpy
+
+    return {"ids": ids, "scored": ids, "columns": {k: numpy.asarray(v, dtype=float) for k, v in columns.items()}}
+
+
+def test_learned_fusion_targets_zscores_and_fit():
+    with benchmark_modules("figure_ranker_learned_fusion") as (bench,):
+        assert list(bench.zscore([1.0, 1.0])) == [0.0, 0.0]
+        assert bench.zscore([1.0, 3.0]).tolist() == [-1.0, 1.0]
+        paper = built_paper({"caption": [0.0, 1.0, 2.0], "first": [1.0, 0.0, 0.0]}, ["fig_0", "fig_1", "fig_2"])
+        assert bench.targets(paper, ["fig_2", "fig_0", "fig_9"]).tolist() == pytest.approx([0.4, 0.0, 0.6])
+        assert bench.targets(paper, ["fig_9"]).tolist() == [0.0, 0.0, 0.0]
+        # The annotators always pick the first figure, whatever the caption score says: the fit
+        # learns a positive weight for "first" and ranks the first figure first.
+        papers = [built_paper({"caption": [0.0, 1.0, 2.0][::s], "first": [1.0, 0.0, 0.0]},
+                              ["fig_0", "fig_1", "fig_2"]) for s in (1, -1)]
+        weights = bench.fit(papers, [["fig_0"], ["fig_0"]], ("caption", "first"), penalty=0.01)
+        assert weights[1] > 1.0 and abs(weights[0]) < weights[1]
+        assert all(bench.learned_ranking(p, ("caption", "first"), weights)[0] == "fig_0" for p in papers)
+        unscored = dict(paper, scored=[])
+        assert bench.learned_ranking(unscored, ("caption",), weights[:1]) == ["fig_0", "fig_1", "fig_2"]
