@@ -25,7 +25,6 @@ the shipped rank fusion, which needs no fitting. The best setting by cross-valid
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import sys
 import time
@@ -34,8 +33,15 @@ from pathlib import Path
 import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA_ROOT, RESULTS_DIR, ensure_repo_on_path, machine_info, write_json  # noqa: E402
-from figure_ranker_selection import SIGNAL_NAMES, SELECTION_FILE, per_paper, read_docs, read_selection  # noqa: E402
+from _common import ensure_repo_on_path, machine_info, write_json  # noqa: E402
+from figure_ranker_selection import (  # noqa: E402
+    arguments,
+    dev_gold_docs,
+    load_ranker,
+    per_paper,
+    read_docs,
+    read_selection,
+)
 
 ensure_repo_on_path()
 
@@ -162,21 +168,14 @@ def read_labelled(nlp, docs: dict, gold: dict[str, list[str]]) -> tuple[list[dic
 
 def main(argv=None) -> dict:
     """Command line: cross-validate on the selection set, optionally score the dev gold."""
-    import scholarly_nlp
-    from scholarly_figure_ranker.evaluation import load_papers, read_gold
     from scholarly_nlp.metrics import paired_bootstrap
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pipeline", default="scholarly_core")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
-    parser.add_argument("--gold", action="store_true", help="fit on all selection papers, score the dev gold")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "figure_ranker_learned_fusion.json")
-    args = parser.parse_args(argv)
+    args = arguments(__doc__, "fit on all selection papers, score the dev gold",
+                     "figure_ranker_learned_fusion.json").parse_args(argv)
 
     started = time.time()
-    nlp = scholarly_nlp.load(args.pipeline, components=["figure_ranker"], require=["figure_ranker"],
-                             config={"components.figure_ranker.signals": list(SIGNAL_NAMES)})
-    labels, sources = read_selection(SELECTION_FILE)
+    nlp = load_ranker(args.pipeline)
+    labels, sources = read_selection(args.selection)
     papers, golds, docs = read_labelled(nlp, read_docs(args.data, sources, nlp), labels)
     shipped = scores([shipped_ranking(p, d) for p, d in zip(papers, docs)], golds)
     settings = {}
@@ -194,10 +193,7 @@ def main(argv=None) -> dict:
         name, penalty = best.split(" l2=")
         names = FEATURE_SETS[name]
         weights = fit(papers, golds, names, float(penalty))
-        gold = read_gold(args.data / "gold" / "central_figures_dev.jsonl")
-        gold_docs, missing = load_papers(args.data / "tei" / "acl", gold, nlp)
-        if missing:
-            sys.exit(f"dev gold papers missing: {missing}")
+        gold, gold_docs = dev_gold_docs(args.data, nlp)
         dev_papers, dev_golds, dev_docs = read_labelled(nlp, gold_docs, gold)
         learned = scores([learned_ranking(p, names, weights) for p in dev_papers], dev_golds)
         dev_shipped = scores([shipped_ranking(p, d) for p, d in zip(dev_papers, dev_docs)], dev_golds)

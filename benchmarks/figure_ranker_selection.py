@@ -126,6 +126,37 @@ def against_previous(report: dict[str, dict]) -> dict[str, dict]:
             for name, r in report.items()}
 
 
+def arguments(doc: str, gold_help: str, out_name: str) -> argparse.ArgumentParser:
+    """The options the selection-set benchmarks share: pipeline, data folder, selection labels,
+    ``--gold`` and the results file."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--pipeline", default="scholarly_core")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
+    parser.add_argument("--selection", type=Path, default=SELECTION_FILE)
+    parser.add_argument("--gold", action="store_true", help=gold_help)
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / out_name)
+    return parser
+
+
+def load_ranker(pipeline: str):
+    """The pipeline's figure_ranker alone, computing every signal."""
+    import scholarly_nlp
+
+    return scholarly_nlp.load(pipeline, components=["figure_ranker"], require=["figure_ranker"],
+                              config={"components.figure_ranker.signals": list(SIGNAL_NAMES)})
+
+
+def dev_gold_docs(data: Path, nlp) -> tuple[dict[str, list[str]], dict]:
+    """(dev gold rankings, paper id -> Doc); exits when a gold paper cannot be read."""
+    from scholarly_figure_ranker.evaluation import load_papers, read_gold
+
+    gold = read_gold(data / "gold" / "central_figures_dev.jsonl")
+    docs, missing = load_papers(data / "tei" / "acl", gold, nlp)
+    if missing:
+        sys.exit(f"dev gold papers missing: {missing}")
+    return gold, docs
+
+
 def read_docs(data: Path, sources: dict[str, str], nlp) -> dict:
     """Paper id -> Doc for every labelled paper (all must be readable)."""
     import scholarly_nlp
@@ -154,20 +185,11 @@ def table(report: dict[str, dict], chosen: str, tests: dict[str, dict]) -> str:
 
 def main(argv=None) -> dict:
     """Command line: measure, choose, optionally score the dev gold, write the JSON."""
-    import scholarly_nlp
-    from scholarly_figure_ranker.evaluation import load_papers, read_gold
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pipeline", default="scholarly_core")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
-    parser.add_argument("--selection", type=Path, default=SELECTION_FILE)
-    parser.add_argument("--gold", action="store_true", help="also score every set on the dev gold (after the choice)")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "figure_ranker_selection.json")
-    args = parser.parse_args(argv)
+    args = arguments(__doc__, "also score every set on the dev gold (after the choice)",
+                     "figure_ranker_selection.json").parse_args(argv)
 
     started = time.time()
-    nlp = scholarly_nlp.load(args.pipeline, components=["figure_ranker"], require=["figure_ranker"],
-                             config={"components.figure_ranker.signals": list(SIGNAL_NAMES)})
+    nlp = load_ranker(args.pipeline)
     labels, sources = read_selection(args.selection)
     docs = read_docs(args.data, sources, nlp)
     selection = measure(nlp, docs, labels)
@@ -182,10 +204,7 @@ def main(argv=None) -> dict:
     for name, m in result["selection_baselines"].items():
         print(f"baseline {name}: MAP {m['map']:.3f} Acc@1 {m['acc_at_1']:.3f}")
     if args.gold:
-        gold = read_gold(args.data / "gold" / "central_figures_dev.jsonl")
-        gold_docs, missing = load_papers(args.data / "tei" / "acl", gold, nlp)
-        if missing:
-            sys.exit(f"dev gold papers missing: {missing}")
+        gold, gold_docs = dev_gold_docs(args.data, nlp)
         dev = measure(nlp, gold_docs, gold)
         result["dev_gold"] = dev
         result["dev_gold_vs_previous"] = against_previous(dev)
