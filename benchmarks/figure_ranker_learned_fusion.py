@@ -17,9 +17,12 @@ A conditional logit (one softmax over a paper's figures) is fitted to the annota
 weights (3/2/1 for their top 3) with an L2 penalty, by L-BFGS. Feature sets and penalties are
 compared by 7-fold cross-validation over the selection papers (every 7th paper a fold), against
 the shipped rank fusion, which needs no fitting. The best setting by cross-validated Acc@1
-(then MAP) is then fitted on all 63 papers and scored on the 20 dev gold papers (``--gold``).
+(then MAP) is held to round 2's rule (``figure_ranker_aggregation_selection.py``), then fitted
+on all selection papers and scored on the 20 dev gold papers (``--gold``). The default reads
+both selection sets (163 papers); round 1 read the 63 ACL papers alone
+(``--selection projects/figure_ranker/selection/central_figures_selection.jsonl``).
 
-    python benchmarks/figure_ranker_learned_fusion.py [--gold]
+    python benchmarks/figure_ranker_learned_fusion.py [--gold] [--selection FILE...]
         [--out benchmarks/results/figure_ranker_learned_fusion.json]
 """
 
@@ -29,14 +32,19 @@ import itertools
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ensure_repo_on_path, machine_info, write_json  # noqa: E402
+from figure_ranker_aggregation_selection import adopt  # noqa: E402
 from figure_ranker_selection import (  # noqa: E402
+    BIOMED_SELECTION_FILE,
+    SELECTION_FILE,
     arguments,
     dev_gold_docs,
+    group_of,
     load_ranker,
     per_paper,
     read_docs,
@@ -151,11 +159,15 @@ def cross_validate(papers: list[dict], golds: list[list[str]], names, penalty: f
     return rankings
 
 
-def scores(rankings: list[list[str]], golds: list[list[str]]) -> dict:
-    """MAP, Acc@1 and the per-paper values of rankings against gold rankings (same order)."""
+def scores(rankings: list[list[str]], golds: list[list[str]], groups: Optional[list[str]] = None) -> dict:
+    """MAP, Acc@1, the per-paper values and Acc@1 per group of rankings against gold rankings
+    (same order; ``groups`` names each paper's group, all ``acl`` when not given)."""
     keys = [str(i) for i in range(len(golds))]
     ap, acc = per_paper(dict(zip(keys, rankings)), dict(zip(keys, golds)))
-    return {"map": float(numpy.mean(ap)), "acc_at_1": float(numpy.mean(acc)), "ap": ap, "acc": acc}
+    groups = groups or ["acl"] * len(golds)
+    by_group = {g: float(numpy.mean([a for a, h in zip(acc, groups) if h == g])) for g in sorted(set(groups))}
+    return {"map": float(numpy.mean(ap)), "acc_at_1": float(numpy.mean(acc)), "ap": ap, "acc": acc,
+            "acc_at_1_by_group": by_group}
 
 
 def read_labelled(nlp, docs: dict, gold: dict[str, list[str]]) -> tuple[list[dict], list[list[str]], list]:
@@ -170,25 +182,32 @@ def main(argv=None) -> dict:
     """Command line: cross-validate on the selection set, optionally score the dev gold."""
     from scholarly_nlp.metrics import paired_bootstrap
 
-    args = arguments(__doc__, "fit on all selection papers, score the dev gold",
-                     "figure_ranker_learned_fusion.json").parse_args(argv)
+    parser = arguments(__doc__, "fit on all selection papers, score the dev gold",
+                       "figure_ranker_learned_fusion.json")
+    parser.set_defaults(selection=[SELECTION_FILE, BIOMED_SELECTION_FILE])
+    args = parser.parse_args(argv)
 
     started = time.time()
     nlp = load_ranker(args.pipeline)
     labels, sources = read_selection(args.selection)
     papers, golds, docs = read_labelled(nlp, read_docs(args.data, sources, nlp), labels)
-    shipped = scores([shipped_ranking(p, d) for p, d in zip(papers, docs)], golds)
+    groups = [group_of(sources[pid]) for pid in labels]
+    shipped = scores([shipped_ranking(p, d) for p, d in zip(papers, docs)], golds, groups)
     settings = {}
     for (name, names), penalty in itertools.product(FEATURE_SETS.items(), PENALTIES):
-        result = scores(cross_validate(papers, golds, names, penalty), golds)
+        result = scores(cross_validate(papers, golds, names, penalty), golds, groups)
         result["vs_shipped_acc"] = paired_bootstrap(result["acc"], shipped["acc"])
         settings[f"{name} l2={penalty:g}"] = result
         print(f"{name:22s} l2={penalty:<5g} CV MAP {result['map']:.3f} Acc@1 {result['acc_at_1']:.3f} "
               f"(vs shipped {result['vs_shipped_acc']['delta']:+.3f}, p={result['vs_shipped_acc']['p_value']:.2f})")
     print(f"shipped rank fusion (no fitting): MAP {shipped['map']:.3f} Acc@1 {shipped['acc_at_1']:.3f}")
     best = max(settings, key=lambda k: (round(settings[k]["acc_at_1"], 9), round(settings[k]["map"], 9)))
+    decision = adopt(settings[best], shipped)
+    print(f"best by CV: {best}; round 2's rule: adopt={decision['adopt']} "
+          f"(Acc@1 {decision['acc']['delta']:+.3f}, p={decision['acc']['p_value']:.2f}; "
+          f"by group {settings[best]['acc_at_1_by_group']} against {shipped['acc_at_1_by_group']})")
     report = {"machine": machine_info(), "pipeline": args.pipeline, "selection_papers": len(papers),
-              "folds": FOLDS, "shipped": shipped, "cross_validated": settings, "best": best}
+              "folds": FOLDS, "shipped": shipped, "cross_validated": settings, "best": best, "decision": decision}
     if args.gold:
         name, penalty = best.split(" l2=")
         names = FEATURE_SETS[name]

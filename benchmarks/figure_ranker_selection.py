@@ -27,13 +27,18 @@ import itertools
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DEFAULT_DATA_ROOT, REPO_ROOT, RESULTS_DIR, ensure_repo_on_path, machine_info, markdown_table, write_json  # noqa: E402
 
 ensure_repo_on_path()
 
-SELECTION_FILE = REPO_ROOT / "projects" / "figure_ranker" / "selection" / "central_figures_selection.jsonl"
+SELECTION_DIR = REPO_ROOT / "projects" / "figure_ranker" / "selection"
+SELECTION_FILE = SELECTION_DIR / "central_figures_selection.jsonl"
+"""The first selection set: 63 ACL papers (round 1 chose the signals on it alone)."""
+BIOMED_SELECTION_FILE = SELECTION_DIR / "biomed" / "central_figures_selection.jsonl"
+"""The second: 100 biomedical TEI papers (round 2)."""
 SIGNAL_NAMES = ("caption", "mentions", "context")
 PREVIOUS_DEFAULT = ("caption", "mentions", "context")
 """The signals shipped when the rule was fixed (2026-11-29); since then the default is what
@@ -51,15 +56,28 @@ def candidates() -> list[tuple[str, ...]]:
     return [s for s in signal_sets() if "caption" in s]
 
 
-def read_selection(path: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """(paper id -> merged ranking, paper id -> file relative to the data folder)."""
+def read_selection(paths: Sequence[Path]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """(paper id -> merged ranking, paper id -> file relative to the data folder) of one or more
+    selection files; a paper in two files is a ValueError."""
     import json
 
     from scholarly_figure_ranker.evaluation import read_gold
 
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    sources = {record["paper_id"]: record["source"] for record in records}
-    return read_gold(path), sources
+    rankings: dict[str, list[str]] = {}
+    sources: dict[str, str] = {}
+    for path in paths:
+        records = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+        repeated = [r["paper_id"] for r in records if r["paper_id"] in rankings]
+        if repeated:
+            raise ValueError(f"{path}: papers already read from another selection file: {repeated}")
+        sources.update({record["paper_id"]: record["source"] for record in records})
+        rankings.update(read_gold(path))
+    return rankings, sources
+
+
+def group_of(source: str) -> str:
+    """The selection group of a paper's file: ``acl`` (ACL TEI and PDFs) or ``biomed``."""
+    return "biomed" if source.startswith("tei/biomed/") else "acl"
 
 
 def signals_of(nlp, docs: dict) -> dict[str, tuple[list[str], dict[str, dict[str, float]]]]:
@@ -132,7 +150,8 @@ def arguments(doc: str, gold_help: str, out_name: str) -> argparse.ArgumentParse
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--pipeline", default="scholarly_core")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
-    parser.add_argument("--selection", type=Path, default=SELECTION_FILE)
+    parser.add_argument("--selection", type=Path, nargs="+", default=[SELECTION_FILE],
+                        help="selection label files (default: the 63 ACL papers)")
     parser.add_argument("--gold", action="store_true", help=gold_help)
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / out_name)
     return parser

@@ -154,3 +154,31 @@ def test_learned_fusion_targets_zscores_and_fit():
         assert all(bench.learned_ranking(p, ("caption", "first"), weights)[0] == "fig_0" for p in papers)
         unscored = dict(paper, scored=[])
         assert bench.learned_ranking(unscored, ("caption",), weights[:1]) == ["fig_0", "fig_1", "fig_2"]
+
+
+def test_selection_files_combine_and_papers_are_grouped(tmp_path):
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text('{"paper_id": "P1", "source": "tei/acl/P1.tei.xml", "ranking": ["fig_0"]}\n')
+    second.write_text('{"paper_id": "B1", "source": "tei/biomed/B1.tei.xml", "ranking": ["fig_2", "fig_1"]}\n')
+    with benchmark_modules("figure_ranker_selection") as (bench,):
+        labels, sources = bench.read_selection([first, second])
+        assert labels == {"P1": ["fig_0"], "B1": ["fig_2", "fig_1"]}
+        assert [bench.group_of(sources[p]) for p in labels] == ["acl", "biomed"]
+        assert bench.group_of("pdfs/acl/C02-1025.pdf") == "acl"
+        with pytest.raises(ValueError, match="already read"):
+            bench.read_selection([first, first])
+
+
+def test_round_two_adopts_only_a_significant_gain_that_keeps_the_acl_papers():
+    def result(acc, acl):
+        return {"acc": acc, "ap": acc, "acc_at_1_by_group": {"acl": acl, "biomed": 0.5}}
+
+    with benchmark_modules("figure_ranker_aggregation_selection") as (bench,):
+        shipped = result([0.0] * 60 + [1.0] * 40, 0.4)
+        better = result([0.0] * 40 + [1.0] * 60, 0.5)
+        assert bench.adopt(better, shipped)["adopt"]
+        assert not bench.adopt(result(better["acc"], 0.3), shipped)["adopt"]  # lower on the ACL papers
+        slightly = result([0.0] * 58 + [1.0] * 42, 0.4)
+        decision = bench.adopt(slightly, shipped)
+        assert not decision["adopt"] and decision["acc"]["p_value"] >= 0.05
+        assert not bench.adopt(shipped, better)["adopt"]  # worse is never adopted

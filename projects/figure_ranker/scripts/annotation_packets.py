@@ -1,12 +1,14 @@
 """Write central-figure annotation packets: each paper's abstract and figure captions.
 
-The papers are those the shipped ranker never trained on and that are not dev gold: the ACL
-TEI papers that ``preprocess.py`` holds out (its stable 10% split) and the ACL PDFs (read with
-the built-in PDF reader), each with at least 3 captioned figures and an abstract. Annotators
+The papers are those the shipped ranker never trained on and that are not dev gold, each with
+at least 3 captioned figures and an abstract: the ACL TEI papers that ``preprocess.py`` holds
+out (its stable 10% split) and the ACL PDFs (read with the built-in PDF reader), or with
+``--group biomed`` the biomedical TEI papers. Annotators
 read ``packets.txt`` (what the dev gold's annotators read: abstract and captions, no images);
 ``packets.json`` keeps the same content with each paper's file, for merging and scoring.
 
     python scripts/annotation_packets.py --data ../../../shared/data --out selection
+    python scripts/annotation_packets.py --data ../../../shared/data --group biomed --limit 100 --out selection/biomed
 """
 
 from __future__ import annotations
@@ -26,18 +28,28 @@ MIN_FIGURES = 3
 DEV_PERCENT = 10
 
 
-def candidate_files(data: Path) -> list[Path]:
-    """The held-out ACL TEI files, then the ACL PDFs, sorted."""
+GROUPS = ("acl", "biomed")
+"""``acl``: the held-out ACL TEI files, then the ACL PDFs; ``biomed``: the biomedical TEI files
+(CC BY articles; never read by the ranker's training)."""
+
+
+def candidate_files(data: Path, group: str = "acl") -> list[Path]:
+    """The files of one group (:data:`GROUPS`), sorted."""
+    if group == "biomed":
+        return sorted((data / "tei" / "biomed").glob("*.tei.xml"))
     tei = [p for p in sorted((data / "tei" / "acl").glob("*.tei.xml")) if is_dev(p.name.split(".")[0], DEV_PERCENT)]
     return tei + sorted((data / "pdfs" / "acl").glob("*.pdf"))
 
 
-def packets(data: Path, gold_file: Path) -> list[dict]:
-    """One packet per usable paper: paper id, source file, abstract and captioned figures."""
+def packets(data: Path, gold_file: Path, group: str = "acl", limit: int = 0) -> list[dict]:
+    """One packet per usable paper of ``group`` (the first ``limit`` usable ones when > 0):
+    paper id, source file, abstract and captioned figures."""
     gold = gold_ids(str(gold_file))
     nlp = scholarly_nlp.blank()
     result = []
-    for read in scholarly_nlp.read_many([str(p) for p in candidate_files(data)], nlp=nlp):
+    for read in scholarly_nlp.read_many([str(p) for p in candidate_files(data, group)], nlp=nlp):
+        if limit and len(result) >= limit:
+            break
         if not read.ok:
             print(f"skipped: {read.error}", file=sys.stderr)
             continue
@@ -69,9 +81,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="the shared data folder")
     parser.add_argument("--gold", type=Path, default=None, help="dev gold to leave out (default: DATA/gold/central_figures_dev.jsonl)")
+    parser.add_argument("--group", choices=GROUPS, default="acl")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many papers (0: all)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    papers = packets(args.data, args.gold or args.data / "gold" / "central_figures_dev.jsonl")
+    papers = packets(args.data, args.gold or args.data / "gold" / "central_figures_dev.jsonl", args.group,
+                     args.limit)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "packets.json").write_text(json.dumps(papers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (args.out / "packets.txt").write_text(packet_text(papers), encoding="utf-8")
