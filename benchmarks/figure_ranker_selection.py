@@ -103,7 +103,7 @@ def per_paper(rankings: dict[str, list[str]], gold: dict[str, list[str]]) -> tup
     """Per gold paper with a gold figure (gold order): average precision of the top gold figures
     (``GOLD_DEPTH``, as ``evaluate`` counts them) and Acc@1 (the first gold figure ranked first)."""
     from scholarly_figure_ranker.evaluation import GOLD_DEPTH
-    from scholarly_nlp.metrics.ranking import average_precision, hit_at_k
+    from scholarly_nlp.metrics import average_precision, hit_at_k
 
     ap, acc = [], []
     for pid, ranking in gold.items():

@@ -14,6 +14,7 @@ read ``packets.txt`` (what the dev gold's annotators read: abstract and captions
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -21,12 +22,23 @@ from pathlib import Path
 import scholarly_nlp
 from scholarly_figure_ranker.texts import abstract_sentences, caption_text
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from preprocess import gold_ids, is_dev  # noqa: E402
+
+def _load_preprocess():
+    """This project's ``preprocess.py`` (its gold filter and train/dev split), loaded from its
+    file under its own name: importing it as ``preprocess`` would leave that name in
+    ``sys.modules`` for another project's script of the same name."""
+    spec = importlib.util.spec_from_file_location("figure_ranker_preprocess",
+                                                  Path(__file__).resolve().parent / "preprocess.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_PREPROCESS = _load_preprocess()
+gold_ids, is_dev = _PREPROCESS.gold_ids, _PREPROCESS.is_dev
 
 MIN_FIGURES = 3
 DEV_PERCENT = 10
-
 
 GROUPS = ("acl", "biomed")
 """``acl``: the held-out ACL TEI files, then the ACL PDFs; ``biomed``: the biomedical TEI files
