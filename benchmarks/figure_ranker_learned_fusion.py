@@ -13,17 +13,18 @@ for that now exist apart from the dev gold: the 63-paper selection set
 * ``position``: the figure's place among the candidates, 0 (first) to 1 (last);
 * ``caption_length``: log(1 + caption characters), z-scored within the paper.
 
-A conditional logit (one softmax over a paper's figures) is fitted to the annotators' Borda
-weights (3/2/1 for their top 3) with an L2 penalty, by L-BFGS. Feature sets and penalties are
+A conditional logit (one softmax over a paper's figures) is fitted to Borda-style weights of the
+merged labels (3/2/1 for the merged top 3) with an L2 penalty, by L-BFGS. Feature sets and penalties are
 compared by 7-fold cross-validation over the selection papers (every 7th paper a fold), against
 the shipped rank fusion, which needs no fitting. The best setting by cross-validated Acc@1
 (then MAP) is held to round 2's rule (``figure_ranker_aggregation_selection.py``), then fitted
 on all selection papers and scored on the 20 dev gold papers (``--gold``). The default reads
-both selection sets (163 papers); round 1 read the 63 ACL papers alone
-(``--selection projects/figure_ranker/selection/central_figures_selection.jsonl``).
+both selection sets (163 papers) and writes ``figure_ranker_learned_fusion_round2.json``; round 1
+read the 63 ACL papers alone (``--selection
+projects/figure_ranker/selection/central_figures_selection.jsonl --out
+benchmarks/results/figure_ranker_learned_fusion.json``).
 
-    python benchmarks/figure_ranker_learned_fusion.py [--gold] [--selection FILE...]
-        [--out benchmarks/results/figure_ranker_learned_fusion.json]
+    python benchmarks/figure_ranker_learned_fusion.py [--gold] [--selection FILE...] [--out FILE]
 """
 
 from __future__ import annotations
@@ -42,11 +43,13 @@ from figure_ranker_aggregation_selection import adopt  # noqa: E402
 from figure_ranker_selection import (  # noqa: E402
     BIOMED_SELECTION_FILE,
     SELECTION_FILE,
+    acc_by_group,
     arguments,
     dev_gold_docs,
     group_of,
     load_ranker,
     per_paper,
+    ranking_by,
     read_docs,
     read_selection,
 )
@@ -106,25 +109,30 @@ def targets(paper: dict, gold: list[str]) -> numpy.ndarray:
     return weights / total if total else weights
 
 
+def objective(weights: numpy.ndarray, data: list[tuple[numpy.ndarray, numpy.ndarray]], penalty: float
+              ) -> tuple[float, numpy.ndarray]:
+    """(value, gradient) of the conditional logit's objective over ``data`` ((features, targets)
+    per paper): the sum of each paper's cross-entropy between the targets and the softmax of its
+    figures' scores, plus ``penalty`` / 2 * |w|^2, all divided by the number of papers (so the
+    penalty per paper is ``penalty`` / (2 N))."""
+    total, grad = 0.5 * penalty * weights @ weights, penalty * weights
+    for x, t in data:
+        scores = x @ weights
+        scores = scores - scores.max()
+        probs = numpy.exp(scores) / numpy.exp(scores).sum()
+        total -= t @ (scores - numpy.log(numpy.exp(scores).sum()))
+        grad = grad + x.T @ (probs - t)
+    return total / len(data), grad / len(data)
+
+
 def fit(papers: list[dict], golds: list[list[str]], names, penalty: float) -> numpy.ndarray:
-    """Conditional-logit weights: softmax over each paper's figures, cross-entropy to the
-    Borda weights, plus ``penalty`` / 2 * |w|^2, minimised by L-BFGS."""
+    """Conditional-logit weights minimising :func:`objective` by L-BFGS; the targets are 3/2/1
+    for the merged top 3 (:func:`targets`)."""
     from scipy.optimize import minimize
 
     data = [(matrix(p, names), targets(p, g)) for p, g in zip(papers, golds) if len(p["scored"]) > 1]
     data = [(x, t) for x, t in data if t.sum() > 0]
-
-    def loss(weights):
-        total, grad = 0.5 * penalty * weights @ weights, penalty * weights
-        for x, t in data:
-            scores = x @ weights
-            scores = scores - scores.max()
-            probs = numpy.exp(scores) / numpy.exp(scores).sum()
-            total -= t @ (scores - numpy.log(numpy.exp(scores).sum()))
-            grad = grad + x.T @ (probs - t)
-        return total / len(data), grad / len(data)
-
-    return minimize(loss, numpy.zeros(len(names)), jac=True, method="L-BFGS-B").x
+    return minimize(objective, numpy.zeros(len(names)), args=(data, penalty), jac=True, method="L-BFGS-B").x
 
 
 def learned_ranking(paper: dict, names, weights: numpy.ndarray) -> list[str]:
@@ -139,12 +147,9 @@ def learned_ranking(paper: dict, names, weights: numpy.ndarray) -> list[str]:
 
 def shipped_ranking(paper: dict, doc) -> list[str]:
     """The shipped ranker's own ranking (its default signals, fused by rank)."""
-    from scholarly_figure_ranker.factory import rank_figures
-    from scholarly_figure_ranker.signals import DEFAULT_SIGNALS, fuse_ranks
+    from scholarly_figure_ranker.signals import DEFAULT_SIGNALS
 
-    signals = doc._.figure_signals or {}
-    by_signal = {n: {f: signals[f][n] for f in paper["scored"]} for n in DEFAULT_SIGNALS}
-    return rank_figures(paper["ids"], fuse_ranks(by_signal, paper["scored"]) if paper["scored"] else {})
+    return ranking_by(DEFAULT_SIGNALS, paper["ids"], doc._.figure_signals or {})
 
 
 def cross_validate(papers: list[dict], golds: list[list[str]], names, penalty: float) -> list[list[str]]:
@@ -165,7 +170,7 @@ def scores(rankings: list[list[str]], golds: list[list[str]], groups: Optional[l
     keys = [str(i) for i in range(len(golds))]
     ap, acc = per_paper(dict(zip(keys, rankings)), dict(zip(keys, golds)))
     groups = groups or ["acl"] * len(golds)
-    by_group = {g: float(numpy.mean([a for a, h in zip(acc, groups) if h == g])) for g in sorted(set(groups))}
+    by_group = acc_by_group(acc, groups)
     return {"map": float(numpy.mean(ap)), "acc_at_1": float(numpy.mean(acc)), "ap": ap, "acc": acc,
             "acc_at_1_by_group": by_group}
 
@@ -183,7 +188,7 @@ def main(argv=None) -> dict:
     from scholarly_nlp.metrics import paired_bootstrap
 
     parser = arguments(__doc__, "fit on all selection papers, score the dev gold",
-                       "figure_ranker_learned_fusion.json")
+                       "figure_ranker_learned_fusion_round2.json")
     parser.set_defaults(selection=[SELECTION_FILE, BIOMED_SELECTION_FILE])
     args = parser.parse_args(argv)
 

@@ -99,6 +99,13 @@ def ranking_by(signal_set: tuple[str, ...], figure_ids: list[str], values: dict[
     return rank_figures(figure_ids, scores)
 
 
+def acc_by_group(acc: list[float], groups: list[str]) -> dict[str, float]:
+    """Acc@1 per group from per-paper values and each paper's group (same order and length)."""
+    if len(acc) != len(groups):
+        raise ValueError(f"{len(acc)} per-paper values for {len(groups)} papers: a paper without gold was skipped")
+    return {g: float(sum(a for a, h in zip(acc, groups) if h == g) / groups.count(g)) for g in sorted(set(groups))}
+
+
 def per_paper(rankings: dict[str, list[str]], gold: dict[str, list[str]]) -> tuple[list[float], list[float]]:
     """Per gold paper with a gold figure (gold order): average precision of the top gold figures
     (``GOLD_DEPTH``, as ``evaluate`` counts them) and Acc@1 (the first gold figure ranked first)."""

@@ -33,6 +33,11 @@ def packets():
     return json.loads((SELECTION / "packets.json").read_text(encoding="utf-8"))
 
 
+LABEL_FOLDERS = [(SELECTION, 63, 55), (SELECTION / "biomed", 100, 87)]
+"""Each committed selection folder: its papers and how often all three annotators agree on the
+first figure (as the selection README says)."""
+
+
 def test_borda_points_then_first_places_then_figure_order(merge_annotations):
     order = ["fig_0", "fig_1", "fig_2", "fig_3"]
     # fig_1: 3+2+2 = 7, fig_2: 2+3+1 = 6, fig_0: 1+1+3 = 5; fig_3 unranked.
@@ -48,15 +53,17 @@ def test_borda_points_then_first_places_then_figure_order(merge_annotations):
     assert merged == ["fig_1", "fig_3"]
 
 
-def test_the_committed_labels_are_the_merge_of_the_committed_annotations(merge_annotations, packets):
-    annotators = [merge_annotations.read_rankings(SELECTION / f"annotator_{x}.jsonl") for x in "ABC"]
+@pytest.mark.parametrize("folder, papers, agree", LABEL_FOLDERS)
+def test_the_committed_labels_are_the_merge_of_the_committed_annotations(merge_annotations, folder, papers, agree):
+    packets = json.loads((folder / "packets.json").read_text(encoding="utf-8"))
+    annotators = [merge_annotations.read_rankings(folder / f"annotator_{x}.jsonl") for x in "ABC"]
     merged = merge_annotations.merge(annotators, packets)
-    committed = [json.loads(line) for line in (SELECTION / "central_figures_selection.jsonl").read_text().splitlines()]
+    committed = [json.loads(line) for line in (folder / "central_figures_selection.jsonl").read_text().splitlines()]
     assert merged == committed
-    assert len(committed) == 63 == len({r["paper_id"] for r in committed})
+    assert len(committed) == papers == len({r["paper_id"] for r in committed})
     figures = {p["paper_id"]: {f["id"] for f in p["figures"]} for p in packets}
     assert all(len(r["ranking"]) == 3 and set(r["ranking"]) <= figures[r["paper_id"]] for r in committed)
-    assert sum(r["annotator_top1_agree"] for r in committed) == 55  # as the selection README says
+    assert sum(r["annotator_top1_agree"] for r in committed) == agree
 
 
 def test_merge_refuses_an_annotator_who_skipped_a_paper_or_named_a_stranger(merge_annotations, packets):
@@ -77,10 +84,12 @@ def test_repeated_paper_in_an_annotator_file_is_refused(merge_annotations, tmp_p
         merge_annotations.read_rankings(path)
 
 
-def test_packets_text_is_what_the_annotators_read(packets):
+@pytest.mark.parametrize("folder", [SELECTION, SELECTION / "biomed"])
+def test_packets_text_is_what_the_annotators_read(folder):
+    packets = json.loads((folder / "packets.json").read_text(encoding="utf-8"))
     text = script("annotation_packets").packet_text(packets)
-    assert text == (SELECTION / "packets.txt").read_text(encoding="utf-8")
-    assert "ABSTRACT: " in text and "  [fig_0] Figure 1: " in text
+    assert text == (folder / "packets.txt").read_text(encoding="utf-8")
+    assert "ABSTRACT: " in text and "  [fig_0] Figure " in text
 
 
 def test_packet_papers_are_real_files_left_out_of_training_and_gold(packets):
@@ -181,4 +190,39 @@ def test_round_two_adopts_only_a_significant_gain_that_keeps_the_acl_papers():
         slightly = result([0.0] * 58 + [1.0] * 42, 0.4)
         decision = bench.adopt(slightly, shipped)
         assert not decision["adopt"] and decision["acc"]["p_value"] >= 0.05
-        assert not bench.adopt(shipped, better)["adopt"]  # worse is never adopted
+        assert not bench.adopt(result(shipped["acc"], 0.5), better)["adopt"]  # worse, though level on ACL
+        assert bench.adopt(result(better["acc"], 0.4), shipped)["adopt"]  # level on the ACL papers is enough
+        with pytest.raises(ValueError, match="ACL papers"):
+            bench.adopt({**better, "acc_at_1_by_group": {"biomed": 0.6}}, shipped)
+
+
+def test_learned_fusion_objective_gradient_matches_finite_differences():
+    import numpy
+    from scipy.optimize import check_grad
+
+    rng = numpy.random.default_rng(0)
+    data = [(rng.normal(size=(n, 3)), numpy.array([0.5, 0.5] + [0.0] * (n - 2))) for n in (3, 4, 5)]
+    with benchmark_modules("figure_ranker_learned_fusion") as (bench,):
+        for penalty in (0.0, 2.0):
+            assert check_grad(lambda w: bench.objective(w, data, penalty)[0],
+                              lambda w: bench.objective(w, data, penalty)[1], rng.normal(size=3)) < 1e-5
+        value, _ = bench.objective(numpy.zeros(3), data, 0.0)
+        expected = -sum(0.5 * numpy.log(1 / n) * 2 for n in (3, 4, 5)) / 3  # uniform softmax
+        assert value == pytest.approx(expected)
+
+
+def test_cross_validation_never_ranks_a_paper_with_weights_fitted_on_it(monkeypatch):
+    with benchmark_modules("figure_ranker_learned_fusion") as (bench,):
+        seen = []
+
+        def fit(papers, golds, names, penalty):
+            seen.append({p["ids"][0] for p in papers})
+            return __import__("numpy").zeros(len(names))
+
+        monkeypatch.setattr(bench, "fit", fit)
+        papers = [built_paper({"caption": [0.0, 1.0]}, [f"p{i}", f"q{i}"]) for i in range(20)]
+        rankings = bench.cross_validate(papers, [[p["ids"][0]] for p in papers], ("caption",), 1.0)
+        assert len(seen) == bench.FOLDS and all(r is not None for r in rankings)
+        for fold, trained_on in enumerate(seen):
+            held = {papers[i]["ids"][0] for i in range(fold, len(papers), bench.FOLDS)}
+            assert not held & trained_on and len(held | trained_on) == len(papers)
