@@ -1,0 +1,150 @@
+"""``benchmarks/contribution_detector_stacking.py`` computes what the contribution_linker
+README reports: stage-2 features from hand-checked arrays, out-of-fold scores that never
+come from a model fitted on the same paper, and a small end-to-end run on real NCG papers
+(with a stand-in encoder) whose choice rests on the training papers only."""
+
+from __future__ import annotations
+
+import hashlib
+from types import SimpleNamespace
+
+import numpy
+import pytest
+from conftest import benchmark_modules, shared
+
+
+@pytest.fixture(scope="module")
+def stacking():
+    with benchmark_modules("contribution_detector_stacking") as (module,):
+        yield module
+
+
+def test_relational_features_by_hand(stacking):
+    rows = stacking.relational_features(numpy.array([0.2, 0.9, 0.6, 0.1]), neighbours=1)
+    assert rows.shape == (4, 8)
+    own, before, after, ratio, rank, top3, earlier, mean = rows.T
+    assert own.tolist() == [0.2, 0.9, 0.6, 0.1]
+    assert before.tolist() == [0.0, 0.2, 0.9, 0.6]
+    assert after.tolist() == [0.9, 0.6, 0.1, 0.0]
+    assert ratio == pytest.approx([0.2 / 0.9, 1.0, 0.6 / 0.9, 0.1 / 0.9])
+    assert rank.tolist() == [2 / 4, 0.0, 1 / 4, 3 / 4]
+    assert top3.tolist() == [1.0, 1.0, 1.0, 0.0]
+    # sentences at or above 0.5 before this one: none, none, one (0.9), two
+    assert earlier.tolist() == [0.0, 0.0, 0.2, 0.4]
+    assert mean == pytest.approx([0.45] * 4)
+    assert stacking.relational_features(numpy.array([])).shape == (0, 2 * stacking.NEIGHBOURS + 6)
+
+
+def _row(**cues):
+    from scholarly_contribution_detector.data import CUE_PATTERNS
+
+    return SimpleNamespace(cues={name: int(cues.get(name, 0)) for name in CUE_PATTERNS})
+
+
+def test_introduction_features_first_cue_and_title(stacking):
+    from scholarly_contribution_detector.data import CUE_PATTERNS
+
+    rows = [_row(), _row(we_propose=1), _row(we_propose=1)]
+    vectors = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    features = stacking.introduction_features(rows, vectors, numpy.array([0.0, 1.0]))
+    assert features.shape == (3, 8 + 2 * len(CUE_PATTERNS))
+    assert features[:, 0].tolist() == [0.0, 0.5, 1.0]  # position in the introduction
+    assert features[:, 5] == pytest.approx([0.0, 1.0, 0.8])  # cosine to the title
+    first = 8 + list(CUE_PATTERNS).index("we_propose")
+    assert features[:, first].tolist() == [0.0, 1.0, 0.0]  # only its first occurrence
+    assert features[:, first + len(CUE_PATTERNS)].tolist() == [0.0, 0.0, 0.2]  # one earlier, / 5
+
+
+def test_cue_window_neighbours(stacking):
+    from scholarly_contribution_detector.data import CUE_PATTERNS
+
+    window = stacking.cue_window([_row(we=1), _row(), _row(number=1)])
+    k, we, number = len(CUE_PATTERNS), list(CUE_PATTERNS).index("we"), list(CUE_PATTERNS).index("number")
+    assert window.shape == (3, 3 * k)
+    assert window[1, k + we] == 1 and window[1, 2 * k + number] == 1 and window[1, :k].sum() == 0
+    assert window[0, k:2 * k].sum() == 0 and window[2, 2 * k:].sum() == 0
+
+
+def test_split_by_paper_refuses_misaligned_scores(stacking):
+    rows_of = {"a": [0, 1], "b": [2]}
+    assert {k: v.tolist() for k, v in stacking.split_by_paper(numpy.arange(3), ["a", "b"], rows_of).items()} == \
+        {"a": [0, 1], "b": [2]}
+    with pytest.raises(ValueError, match="4 scores for 3 rows"):
+        stacking.split_by_paper(numpy.arange(4), ["a", "b"], rows_of)
+
+
+def test_out_of_fold_never_fits_on_the_scored_paper(stacking):
+    seen = []
+
+    def predict(train_ids, test_ids):
+        seen.append((set(train_ids), set(test_ids)))
+        return {pid: numpy.array([len(train_ids)]) for pid in test_ids}
+
+    out = stacking.out_of_fold(list("abcdef"), [{"a", "b"}, {"c", "d"}, {"e", "f"}], predict)
+    assert sorted(out) == list("abcdef")
+    assert all(not (train & test) and train | test == set("abcdef") for train, test in seen)
+
+
+def test_paired_bootstrap_identical_systems(stacking):
+    outcome = numpy.array([[3, 1, 2], [1, 0, 1], [2, 2, 0]])
+    result = stacking.paired_bootstrap(outcome, outcome)
+    assert result["delta"] == 0.0 and result["ci_low"] == result["ci_high"] == 0.0
+    assert result["p_not_better"] == 1.0
+
+
+class HashEncoder:
+    """A stand-in sentence encoder: a fixed unit vector per distinct text."""
+
+    def encode(self, texts):
+        rows = []
+        for text in texts:
+            seed = int(hashlib.sha1(text.encode()).hexdigest()[:8], 16)
+            vector = numpy.random.default_rng(seed).standard_normal(8)
+            rows.append(vector / numpy.linalg.norm(vector))
+        return numpy.asarray(rows, dtype=numpy.float32)
+
+
+@pytest.mark.slow
+def test_run_on_real_ncg_papers(stacking):
+    from scholarly_contribution_detector.data import grouped_split, paper_rows
+    from scholarly_nlp.readers import iter_ncg_papers
+
+    papers = list(iter_ncg_papers(shared("nlpcontributiongraph", "natural_language_inference")))[:16]
+    train, held_out = grouped_split(papers)
+    rows_of = {p.paper_id: [r for r in paper_rows(p) if r.in_introduction] for p in papers}
+    papers = [p for p in papers if rows_of[p.paper_id]]
+    train = [p for p in train if rows_of[p.paper_id]]
+    held_ids = [p.paper_id for p in held_out if rows_of[p.paper_id]]
+    encoder = HashEncoder()
+    ids = [p.paper_id for p in papers]
+    emb_of = stacking.split_by_paper(stacking.neighbour_embeddings([rows_of[pid] for pid in ids], encoder), ids, rows_of)
+    titles = encoder.encode([p.sentences[0] for p in papers])
+    context = {pid: stacking.introduction_features(rows_of[pid], emb_of[pid][:, :8], t) for pid, t in zip(ids, titles)}
+    cues = {pid: stacking.cue_window(rows_of[pid]) for pid in ids}
+    stacker = stacking.Stacker([p.paper_id for p in train], held_ids, rows_of, emb_of, context, cues)
+
+    fitted_on = []
+    fit = stacking.fit_stage2
+
+    def recording_fit(x, y, trees, seed):
+        fitted_on.append(len(y))
+        return fit(x, y, trees, seed)
+
+    stacking.fit_stage2 = recording_fit
+    try:
+        candidates = [("tfidf_context", False, "fast"), ("tfidf_context+embedding", True, "fast")]
+        report = stacking.run(stacker, train, seeds=[0], candidates=candidates)
+    finally:
+        stacking.fit_stage2 = fit
+    assert len(report["candidates"]) == 2 and set(report["C"]) == {"tfidf_context", "tfidf_context_embedding"}
+    chosen = report["chosen"]["candidate"]
+    best_cv = max(entry["train_cv"]["f1"] for entry in report["candidates"].values())
+    assert report["candidates"][chosen]["train_cv"]["f1"] == best_cv
+    n_train_rows = sum(len(rows_of[p.paper_id]) for p in train)
+    assert max(fitted_on) == n_train_rows  # stage 2 never fits on a held-out paper's rows
+    for entry in report["candidates"].values():
+        assert 0.0 <= entry["held_out_f1_by_seed"]["0"] <= 1.0
+    n_held_rows = sum(len(rows_of[pid]) for pid in held_ids)
+    summary = report["chosen"]["held_out_seed0"]
+    assert summary["tp"] + summary["fp"] <= n_held_rows
+    assert summary["tp"] + summary["fn"] == sum(r.label for pid in held_ids for r in rows_of[pid])
