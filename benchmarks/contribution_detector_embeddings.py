@@ -117,11 +117,22 @@ def choose_c(papers, rows_of, emb_of, spec) -> float:
     return best[1]
 
 
+def ncg_split(data: Path):
+    """``(papers, train, held_out, rows_of)``: the NCG papers under ``data/nlpcontributiongraph``,
+    the project's split of them (``grouped_split``, seed 0) and each paper's introduction rows
+    (``{paper id: [SentenceRow]}``)."""
+    from scholarly_contribution_detector.data import grouped_split, paper_rows
+    from scholarly_nlp.readers import iter_ncg_papers
+
+    papers = list(iter_ncg_papers(data / "nlpcontributiongraph"))
+    train, held_out = grouped_split(papers)
+    rows_of = {p.paper_id: [r for r in paper_rows(p) if r.in_introduction] for p in papers}
+    return papers, train, held_out, rows_of
+
+
 def main(argv=None) -> dict:
     """Command line (see the module docstring)."""
-    from scholarly_contribution_detector.data import grouped_split, paper_rows
     from scholarly_nlp.ml import SentenceEncoder
-    from scholarly_nlp.readers import iter_ncg_papers
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
@@ -130,9 +141,7 @@ def main(argv=None) -> dict:
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
 
-    papers = list(iter_ncg_papers(args.data / "nlpcontributiongraph"))
-    train, held_out = grouped_split(papers)
-    rows_of = {p.paper_id: [r for r in paper_rows(p) if r.in_introduction] for p in papers}
+    papers, train, held_out, rows_of = ncg_split(args.data)
     ids = [p.paper_id for p in papers]
     vectors = neighbour_embeddings([rows_of[pid] for pid in ids], SentenceEncoder())
     emb_of, start = {}, 0

@@ -38,7 +38,7 @@ from _common import DEFAULT_DATA_ROOT, RESULTS_DIR, ensure_repo_on_path, machine
 
 ensure_repo_on_path()
 
-from contribution_detector_embeddings import FEATURE_SETS, choose_c, counts, f1, fit_predict  # noqa: E402
+from contribution_detector_embeddings import FEATURE_SETS, choose_c, counts, f1, fit_predict, ncg_split  # noqa: E402
 
 BOOTSTRAP = 2000
 
@@ -213,9 +213,6 @@ def tfidf_context_outcome(train, held_out, rows_of) -> tuple[dict, numpy.ndarray
 
 def main(argv=None) -> dict:
     """Command line (see the module docstring)."""
-    from scholarly_contribution_detector.data import grouped_split, paper_rows
-    from scholarly_nlp.readers import iter_ncg_papers
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "contribution_detector_finetune.json")
@@ -234,9 +231,7 @@ def main(argv=None) -> dict:
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
 
-    papers = list(iter_ncg_papers(args.data / "nlpcontributiongraph"))
-    train, held_out = grouped_split(papers)
-    rows_of = {p.paper_id: [r for r in paper_rows(p) if r.in_introduction] for p in papers}
+    _, train, held_out, rows_of = ncg_split(args.data)
     intros = {pid: [r.sentence for r in rows] for pid, rows in rows_of.items()}
     labels = {pid: numpy.array([r.label for r in rows], dtype=bool) for pid, rows in rows_of.items()}
     train_ids = [p.paper_id for p in train if rows_of[p.paper_id]]

@@ -49,6 +49,7 @@ from contribution_detector_embeddings import (  # noqa: E402
     counts,
     f1,
     fit_predict,
+    ncg_split,
     neighbour_embeddings,
 )
 
@@ -258,9 +259,7 @@ def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES) -> dict:
 
 def main(argv=None) -> dict:
     """Command line (see the module docstring)."""
-    from scholarly_contribution_detector.data import grouped_split, paper_rows
     from scholarly_nlp.ml import SentenceEncoder
-    from scholarly_nlp.readers import iter_ncg_papers
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
@@ -270,9 +269,7 @@ def main(argv=None) -> dict:
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
 
-    papers = list(iter_ncg_papers(args.data / "nlpcontributiongraph"))
-    train, held_out = grouped_split(papers)
-    rows_of = {p.paper_id: [r for r in paper_rows(p) if r.in_introduction] for p in papers}
+    papers, train, held_out, rows_of = ncg_split(args.data)
     ids = [p.paper_id for p in papers if rows_of[p.paper_id]]
     encoder = SentenceEncoder()
     vectors = neighbour_embeddings([rows_of[pid] for pid in ids], encoder)
