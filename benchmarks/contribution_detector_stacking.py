@@ -15,7 +15,7 @@ project's split (``grouped_split``: 142 training papers, 35 held-out papers):
 * **stage 2**: gradient-boosted trees (scikit-learn ``HistGradientBoostingClassifier``,
   balanced classes) over :func:`relational_features` of each stage-1 probability (its
   neighbours' probabilities up to three sentences away, its ratio to the introduction's
-  highest, its rank, how many sentences above 0.5 come before it, the introduction's mean),
+  highest, its rank, how many earlier sentences reach 0.5, the introduction's mean),
   :func:`introduction_features` (position in the introduction, similarity to the title, first
   occurrence of each cue phrase) and, in half the candidates, the cue flags of the sentence and
   its neighbours.
@@ -105,6 +105,13 @@ def introduction_features(rows, sentence_vectors: numpy.ndarray, title_vector: n
         for cue in CUE_PATTERNS:
             seen[cue] += row.cues[cue]
     return numpy.asarray(out, dtype=numpy.float64).reshape(n, -1)
+
+
+def paper_title(paper) -> str:
+    """The title of an NCG paper: its sentences in section ``title`` that are not headings
+    (the Stanza file's first line is the marker ``title``, not the title)."""
+    return " ".join(sentence for sentence, section, heading in zip(paper.sentences, paper.sections, paper.is_heading)
+                    if section == "title" and not heading)
 
 
 def cue_window(rows) -> numpy.ndarray:
@@ -250,7 +257,7 @@ def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES) -> dict:
         entry["held_out_f1_std"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
     first = per_seed[(chosen, seeds[0])]
     own_input = STAGE1_INPUTS[chosen.split(" | ")[0]][-1]
-    report["chosen"] = {"candidate": chosen, "held_out_seed0": summary(first),
+    report["chosen"] = {"candidate": chosen, "first_seed": seeds[0], "held_out_first_seed": summary(first),
                         "vs_tfidf_context": paired_bootstrap(first, pooled(held_ids, rows_of, held_stage1["tfidf_context"])),
                         "vs_own_stage1": {"stage1": own_input,
                                           **paired_bootstrap(first, pooled(held_ids, rows_of, held_stage1[own_input]))}}
@@ -274,7 +281,7 @@ def main(argv=None) -> dict:
     encoder = SentenceEncoder()
     vectors = neighbour_embeddings([rows_of[pid] for pid in ids], encoder)
     emb_of = split_by_paper(vectors, ids, rows_of)
-    titles = numpy.asarray(encoder.encode([p.sentences[0] if p.sentences else "" for p in papers if p.paper_id in emb_of]))
+    titles = numpy.asarray(encoder.encode([paper_title(p) for p in papers if p.paper_id in emb_of]))
     dim = titles.shape[1]
     context = {pid: introduction_features(rows_of[pid], emb_of[pid][:, :dim], title) for pid, title in zip(ids, titles)}
     cues = {pid: cue_window(rows_of[pid]) for pid in ids}

@@ -92,6 +92,23 @@ def test_paired_bootstrap_identical_systems(stacking):
     assert result["p_not_better"] == 1.0
 
 
+def test_paired_bootstrap_is_ours_minus_theirs(stacking):
+    better, worse = numpy.array([[3, 0, 0]] * 5), numpy.array([[1, 2, 2]] * 5)
+    result = stacking.paired_bootstrap(better, worse)
+    assert result["delta"] == pytest.approx(1.0 - 1 / 3)
+    assert result["ci_low"] > 0 and result["p_not_better"] == 0.0
+    assert stacking.paired_bootstrap(worse, better)["delta"] == pytest.approx(-result["delta"])
+
+
+@pytest.mark.needs_data("nlpcontributiongraph")
+def test_paper_title_is_the_title_not_the_marker(stacking):
+    from scholarly_nlp.readers import iter_ncg_papers
+
+    paper = next(iter(iter_ncg_papers(shared("nlpcontributiongraph", "natural_language_inference"))))
+    assert paper.sentences[0] == "title"
+    assert stacking.paper_title(paper) == "Large - scale Simple Question Answering with Memory Networks"
+
+
 class HashEncoder:
     """A stand-in sentence encoder: a fixed unit vector per distinct text."""
 
@@ -118,33 +135,35 @@ def test_run_on_real_ncg_papers(stacking):
     encoder = HashEncoder()
     ids = [p.paper_id for p in papers]
     emb_of = stacking.split_by_paper(stacking.neighbour_embeddings([rows_of[pid] for pid in ids], encoder), ids, rows_of)
-    titles = encoder.encode([p.sentences[0] for p in papers])
+    titles = encoder.encode([stacking.paper_title(p) for p in papers])
     context = {pid: stacking.introduction_features(rows_of[pid], emb_of[pid][:, :8], t) for pid, t in zip(ids, titles)}
     cues = {pid: stacking.cue_window(rows_of[pid]) for pid in ids}
     stacker = stacking.Stacker([p.paper_id for p in train], held_ids, rows_of, emb_of, context, cues)
 
-    fitted_on = []
-    fit = stacking.fit_stage2
+    fitted_on = []  # paper ids every stage-1 model, stage-2 model and C choice was fitted on
+    stage1, stage2, choose_c = stacker.stage1, stacker.stage2, stacking.choose_c
+    stacker.stage1 = lambda name, tr, te: fitted_on.append(set(tr)) or stage1(name, tr, te)
+    stacker.stage2 = lambda inputs, tr, *rest: fitted_on.append(set(tr)) or stage2(inputs, tr, *rest)
 
-    def recording_fit(x, y, trees, seed):
-        fitted_on.append(len(y))
-        return fit(x, y, trees, seed)
+    def recording_choose_c(papers_, *rest):
+        fitted_on.append({p.paper_id for p in papers_})
+        return choose_c(papers_, *rest)
 
-    stacking.fit_stage2 = recording_fit
+    stacking.choose_c = recording_choose_c
     try:
         candidates = [("tfidf_context", False, "fast"), ("tfidf_context+embedding", True, "fast")]
         report = stacking.run(stacker, train, seeds=[0], candidates=candidates)
     finally:
-        stacking.fit_stage2 = fit
+        stacking.choose_c = choose_c
+    assert fitted_on and all(ids and not ids & set(held_ids) for ids in fitted_on)
     assert len(report["candidates"]) == 2 and set(report["C"]) == {"tfidf_context", "tfidf_context_embedding"}
     chosen = report["chosen"]["candidate"]
     best_cv = max(entry["train_cv"]["f1"] for entry in report["candidates"].values())
     assert report["candidates"][chosen]["train_cv"]["f1"] == best_cv
-    n_train_rows = sum(len(rows_of[p.paper_id]) for p in train)
-    assert max(fitted_on) == n_train_rows  # stage 2 never fits on a held-out paper's rows
+    assert report["chosen"]["first_seed"] == 0
     for entry in report["candidates"].values():
         assert 0.0 <= entry["held_out_f1_by_seed"]["0"] <= 1.0
     n_held_rows = sum(len(rows_of[pid]) for pid in held_ids)
-    summary = report["chosen"]["held_out_seed0"]
+    summary = report["chosen"]["held_out_first_seed"]
     assert summary["tp"] + summary["fp"] <= n_held_rows
     assert summary["tp"] + summary["fn"] == sum(r.label for pid in held_ids for r in rows_of[pid])
