@@ -49,6 +49,7 @@ setup(
         "spacy_architectures": [
             "scholarly_nlp.CrossEncoder.v1 = scholarly_nlp.ml.cross_encoder:CrossEncoder",
             "scholarly_nlp.BiEncoderScorer.v1 = scholarly_nlp.ml.bi_encoder_scorer:BiEncoderScorer",
+            "scholarly_nlp.BoostedTrees.v1 = scholarly_nlp.ml.boosted_trees:BoostedTrees",
             "scholarly_nlp.TransformerModel.v1 = scholarly_nlp.ml.abstract_spans:create_transformer_model",
         ],
         "spacy_span_getters": [

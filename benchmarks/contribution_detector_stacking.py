@@ -12,7 +12,8 @@ project's split (``grouped_split``: 142 training papers, 35 held-out papers):
   sentence and its neighbours), C chosen there by grouped CV. Their *out-of-fold*
   probabilities on the training papers come from grouped 5-fold CV, so stage 2 never learns
   from a score of a sentence the stage-1 model was fitted on.
-* **stage 2**: gradient-boosted trees (scikit-learn ``HistGradientBoostingClassifier``,
+* **stage 2**: gradient-boosted trees (``scholarly_nlp.BoostedTrees.v1``, the thinc model a
+  shipped detector can hold, fitted by scikit-learn's ``GradientBoostingClassifier``;
   balanced classes) over :func:`relational_features` of each stage-1 probability (its
   neighbours' probabilities up to three sentences away, its ratio to the introduction's
   highest, its rank, how many earlier sentences reach 0.5, the introduction's mean),
@@ -138,12 +139,13 @@ def stage2_matrix(pids, probs_by_input: list[dict], context: dict, cues: dict | 
 
 
 def fit_stage2(x: numpy.ndarray, y: numpy.ndarray, trees: str, seed: int):
-    """The stage-2 trees fitted on ``x``, ``y``."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
+    """The stage-2 trees fitted on ``x``, ``y``: a ``scholarly_nlp.BoostedTrees.v1`` thinc model
+    (the one a shipped detector would hold), balanced classes."""
+    from scholarly_nlp.ml import BoostedTrees, fit_boosted_trees
 
     rate, iterations, leaves = TREE_SETTINGS[trees]
-    return HistGradientBoostingClassifier(learning_rate=rate, max_iter=iterations, max_leaf_nodes=leaves,
-                                          class_weight="balanced", random_state=seed).fit(x, y)
+    model = BoostedTrees(n_trees=iterations, learning_rate=rate, max_leaf_nodes=leaves, balanced=True)
+    return fit_boosted_trees(model, x, y, seed=seed)
 
 
 def out_of_fold(pids, folds, predict) -> dict:
@@ -198,6 +200,10 @@ class Stacker:
         self.rows_of, self.emb_of, self.context, self.cues = rows_of, emb_of, context, cues
         self.c = {}
 
+    def prepare(self, name: str, papers_train) -> None:
+        """Choose the regularisation of stage-1 system ``name`` by grouped CV on ``papers_train``."""
+        self.c[name] = choose_c(papers_train, self.rows_of, self.emb_of, FEATURE_SETS[name])
+
     def stage1(self, name: str, train_ids, test_ids) -> dict:
         """Stage-1 probabilities of ``test_ids`` from a model fitted on ``train_ids``."""
         rows = [r for pid in train_ids for r in self.rows_of[pid]]
@@ -216,19 +222,20 @@ class Stacker:
         on ``train_ids`` with their out-of-fold stage-1 scores ``inputs``."""
         cue_rows = self.cues if cues else None
         model = fit_stage2(stage2_matrix(train_ids, inputs, self.context, cue_rows), self.labels(train_ids), trees, seed)
-        probs = model.predict_proba(stage2_matrix(test_ids, test_inputs, self.context, cue_rows))[:, 1]
+        probs = model.predict(stage2_matrix(test_ids, test_inputs, self.context, cue_rows).astype(numpy.float32))[:, 0]
         return split_by_paper(probs, test_ids, self.rows_of)
 
 
-def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES) -> dict:
-    """Choose C per stage-1 system, select one of ``candidates`` on the training papers (the
-    first seed) and report every candidate on the held-out papers; returns the report."""
+def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES, inputs_of: dict = STAGE1_INPUTS) -> dict:
+    """Prepare each stage-1 system (:meth:`Stacker.prepare`), select one of ``candidates`` on
+    the training papers (the first seed) and report every candidate on the held-out papers;
+    ``inputs_of`` names the stage-1 systems of each candidate's inputs. Returns the report."""
     from scholarly_contribution_detector.data import grouped_folds
 
     rows_of, train_ids, held_ids = stacker.rows_of, stacker.train_ids, stacker.held_ids
-    systems = sorted({name for inputs, _, _ in candidates for name in STAGE1_INPUTS[inputs]})
+    systems = sorted({"tfidf_context", *(name for inputs, _, _ in candidates for name in inputs_of[inputs])})
     for name in systems:
-        stacker.c[name] = choose_c(papers_train, rows_of, stacker.emb_of, FEATURE_SETS[name])
+        stacker.prepare(name, papers_train)
     held_stage1 = {name: stacker.stage1(name, train_ids, held_ids) for name in systems}
     report = {"C": dict(stacker.c), "stage1_held_out": {name: summary(pooled(held_ids, rows_of, held_stage1[name]))
                                                        for name in systems},
@@ -240,12 +247,12 @@ def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES) -> dict:
                for name in systems}
         for inputs, cues, trees in candidates:
             key = f"{inputs} | cues={cues} | {trees}"
-            train_in = [oof[name] for name in STAGE1_INPUTS[inputs]]
+            train_in = [oof[name] for name in inputs_of[inputs]]
             entry = report["candidates"].setdefault(key, {"held_out_f1_by_seed": {}})
             if seed == seeds[0]:
                 cv = out_of_fold(train_ids, folds, lambda tr, te: stacker.stage2(train_in, tr, te, train_in, cues, trees, seed))
                 entry["train_cv"] = summary(pooled(train_ids, rows_of, cv))
-            held = stacker.stage2(train_in, train_ids, held_ids, [held_stage1[n] for n in STAGE1_INPUTS[inputs]],
+            held = stacker.stage2(train_in, train_ids, held_ids, [held_stage1[n] for n in inputs_of[inputs]],
                                   cues, trees, seed)
             outcome = pooled(held_ids, rows_of, held)
             per_seed[(key, seed)] = outcome
@@ -256,7 +263,7 @@ def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES) -> dict:
         entry["held_out_f1_mean"] = float(values.mean())
         entry["held_out_f1_std"] = float(values.std(ddof=1)) if len(values) > 1 else 0.0
     first = per_seed[(chosen, seeds[0])]
-    own_input = STAGE1_INPUTS[chosen.split(" | ")[0]][-1]
+    own_input = inputs_of[chosen.split(" | ")[0]][-1]
     report["chosen"] = {"candidate": chosen, "first_seed": seeds[0], "held_out_first_seed": summary(first),
                         "vs_tfidf_context": paired_bootstrap(first, pooled(held_ids, rows_of, held_stage1["tfidf_context"])),
                         "vs_own_stage1": {"stage1": own_input,
@@ -264,10 +271,40 @@ def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES) -> dict:
     return report
 
 
-def main(argv=None) -> dict:
-    """Command line (see the module docstring)."""
+def finish(report: dict, out: Path, started: float) -> dict:
+    """Add the run's time and machine to ``report``, write it to ``out``, print its tables; returns it."""
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    report["machine"] = machine_info()
+    write_json(out, report)
+    rows = [[key, f"{entry['train_cv']['f1']:.3f}", f"{entry['held_out_f1_mean']:.3f} +- {entry['held_out_f1_std']:.3f}",
+             "chosen" if key == report["chosen"]["candidate"] else ""] for key, entry in report["candidates"].items()]
+    print(markdown_table(["candidate", "train CV F1", "held-out F1 (seeds)", ""], rows))
+    print({name: round(s["f1"], 3) for name, s in report["stage1_held_out"].items()}, report["chosen"])
+    return report
+
+
+def stacking_inputs(data: Path):
+    """``(papers, train, held_ids, rows_of, emb_of, context, cues)`` of the NCG papers under
+    ``data``: the project's split (training papers, held-out ids; papers without an
+    introduction left out), each paper's introduction rows, their MiniLM neighbour embeddings,
+    introduction features and cue windows."""
     from scholarly_nlp.ml import SentenceEncoder
 
+    papers, train, held_out, rows_of = ncg_split(data)
+    ids = [p.paper_id for p in papers if rows_of[p.paper_id]]
+    encoder = SentenceEncoder()
+    emb_of = split_by_paper(neighbour_embeddings([rows_of[pid] for pid in ids], encoder), ids, rows_of)
+    titles = numpy.asarray(encoder.encode([paper_title(p) for p in papers if p.paper_id in emb_of]))
+    dim = titles.shape[1]
+    context = {pid: introduction_features(rows_of[pid], emb_of[pid][:, :dim], title) for pid, title in zip(ids, titles)}
+    cues = {pid: cue_window(rows_of[pid]) for pid in ids}
+    train = [p for p in train if p.paper_id in emb_of]
+    held_ids = [p.paper_id for p in held_out if p.paper_id in emb_of]
+    return papers, train, held_ids, rows_of, emb_of, context, cues
+
+
+def main(argv=None) -> dict:
+    """Command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -276,28 +313,11 @@ def main(argv=None) -> dict:
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
 
-    papers, train, held_out, rows_of = ncg_split(args.data)
-    ids = [p.paper_id for p in papers if rows_of[p.paper_id]]
-    encoder = SentenceEncoder()
-    vectors = neighbour_embeddings([rows_of[pid] for pid in ids], encoder)
-    emb_of = split_by_paper(vectors, ids, rows_of)
-    titles = numpy.asarray(encoder.encode([paper_title(p) for p in papers if p.paper_id in emb_of]))
-    dim = titles.shape[1]
-    context = {pid: introduction_features(rows_of[pid], emb_of[pid][:, :dim], title) for pid, title in zip(ids, titles)}
-    cues = {pid: cue_window(rows_of[pid]) for pid in ids}
-    train = [p for p in train if p.paper_id in emb_of]
-    stacker = Stacker([p.paper_id for p in train], [p.paper_id for p in held_out if p.paper_id in emb_of],
-                      rows_of, emb_of, context, cues)
+    papers, train, held_ids, rows_of, emb_of, context, cues = stacking_inputs(args.data)
+    stacker = Stacker([p.paper_id for p in train], held_ids, rows_of, emb_of, context, cues)
     report = {"n_train_papers": len(stacker.train_ids), "n_held_out_papers": len(stacker.held_ids),
               **run(stacker, train, args.seeds)}
-    report["seconds"] = round(time.perf_counter() - started, 1)
-    report["machine"] = machine_info()
-    write_json(args.out, report)
-    rows = [[key, f"{entry['train_cv']['f1']:.3f}", f"{entry['held_out_f1_mean']:.3f} +- {entry['held_out_f1_std']:.3f}",
-             "chosen" if key == report["chosen"]["candidate"] else ""] for key, entry in report["candidates"].items()]
-    print(markdown_table(["candidate", "train CV F1", "held-out F1 (seeds)", ""], rows))
-    print({name: round(s["f1"], 3) for name, s in report["stage1_held_out"].items()}, report["chosen"])
-    return report
+    return finish(report, args.out, started)
 
 
 if __name__ == "__main__":

@@ -167,3 +167,36 @@ def test_run_on_real_ncg_papers(stacking):
     summary = report["chosen"]["held_out_first_seed"]
     assert summary["tp"] + summary["fp"] <= n_held_rows
     assert summary["tp"] + summary["fn"] == sum(r.label for pid in held_ids for r in rows_of[pid])
+
+
+@pytest.mark.slow
+def test_bow_stage1_is_the_project_recipe_without_held_out_papers():
+    """The TextCatBOW stage 1 of ``contribution_detector_stacking_bow.py`` trains the project's
+    detector config on the given papers only and scores every held-out introduction sentence."""
+    import spacy
+    from scholarly_contribution_detector.data import paper_rows
+    from scholarly_contribution_detector.ncg_docs import ncg_doc
+    from scholarly_nlp.readers import iter_ncg_papers
+
+    with benchmark_modules("contribution_detector_stacking_bow") as (bow,):
+        papers = [p for p in list(iter_ncg_papers(shared("nlpcontributiongraph", "natural_language_inference")))[:8]]
+        rows_of = {p.paper_id: [r for r in paper_rows(p) if r.in_introduction] for p in papers}
+        papers = [p for p in papers if rows_of[p.paper_id]]
+        nlp = spacy.blank("en")
+        docs = {p.paper_id: ncg_doc(p, nlp) for p in papers}
+        ids = [p.paper_id for p in papers]
+        trained_on = []
+        train_detector = bow.train_detector
+        bow.train_detector = lambda docs_, steps: trained_on.append(docs_) or train_detector(docs_, steps)
+        try:
+            stacker = bow.BowStacker(ids[:-2], ids[-2:], rows_of, {}, {}, {}, docs=docs, steps=3)
+            stacker.prepare(bow.BOW, papers[:-2])  # nothing to choose
+            scores = stacker.stage1(bow.BOW, ids[:-2], ids[-2:])
+        finally:
+            bow.train_detector = train_detector
+    assert [len(d) for d in trained_on] == [len(ids) - 2]
+    assert all(doc._.paper_meta["paper_id"] in ids[:-2] for doc in trained_on[0])
+    assert set(scores) == set(ids[-2:])
+    for pid in ids[-2:]:
+        assert len(scores[pid]) == len(rows_of[pid])
+        assert ((scores[pid] >= 0) & (scores[pid] <= 1)).all()

@@ -1,0 +1,109 @@
+"""Contribution-sentence detection: does stacking lift the shipped detector's own stage 1?
+
+``contribution_detector_stacking.py`` stacks boosted trees on logistic regressions (scikit-learn
+TF-IDF + context, with and without frozen MiniLM embeddings). The shipped ``contribution_detector``
+is a different stage 1: spaCy's ``TextCatBOW.v3`` over the sentence's n-grams and context
+pseudo-tokens, trained by ``spacy train`` with the project's ``configs/detector.cfg`` (100 steps).
+Before a stacked detector can ship on that recipe, this measures whether the same stage 2 lifts
+it, on the same 142 / 35 split, with the same stage-2 features (title similarity from frozen
+MiniLM included) and candidates:
+
+* stage 1 ``textcat_bow``: the project's config trained by ``spacy.cli.train.train`` (its
+  ``model-last``, seed 0) on the training papers; out-of-fold scores from one such run per fold
+  of grouped 5-fold CV;
+* stage 2: ``scholarly_nlp.BoostedTrees.v1`` over the relational and introduction features,
+  with and without the cue windows, both tree settings; chosen by out-of-fold F1 on the
+  training papers only; reported over fold seeds 0, 1, 2 with paired bootstraps against
+  ``tfidf_context`` and against ``textcat_bow`` itself.
+
+    python benchmarks/contribution_detector_stacking_bow.py [--data DIR] [--seeds 0 1 2] [--out FILE.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DEFAULT_DATA_ROOT, REPO_ROOT, RESULTS_DIR  # noqa: E402
+from contribution_detector_stacking import TREE_SETTINGS, Stacker, finish, run, split_by_paper, stacking_inputs  # noqa: E402
+
+BOW = "textcat_bow"
+DETECTOR_CONFIG = REPO_ROOT / "projects" / "contribution_linker" / "configs" / "detector.cfg"
+INPUTS = {BOW: (BOW,)}
+CANDIDATES = [(BOW, cues, trees) for cues in (False, True) for trees in TREE_SETTINGS]
+
+
+class BowStacker(Stacker):
+    """A :class:`Stacker` whose ``textcat_bow`` stage 1 is the shipped detector's training recipe."""
+
+    def __init__(self, *args, docs: dict, steps: int = 100, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.docs, self.steps = docs, steps
+
+    def prepare(self, name: str, papers_train) -> None:
+        """The TextCatBOW recipe has nothing to choose; the logistic regressions choose C."""
+        if name != BOW:
+            super().prepare(name, papers_train)
+
+    def stage1(self, name: str, train_ids, test_ids) -> dict:
+        """Stage-1 probabilities of ``test_ids``; for ``textcat_bow``, from ``spacy train`` with
+        the project's detector config on ``train_ids`` (``model-last``)."""
+        if name != BOW:
+            return super().stage1(name, train_ids, test_ids)
+        detector = train_detector([self.docs[pid] for pid in train_ids], self.steps).get_pipe("contribution_detector")
+        out = {}
+        for pid in test_ids:
+            (_, probs), = detector.predict([self.docs[pid]])
+            out[pid] = numpy.asarray(probs, dtype=numpy.float64)
+        return split_by_paper(numpy.concatenate([out[pid] for pid in test_ids]), test_ids, self.rows_of)
+
+
+def train_detector(docs: list, steps: int, seed: int = 0):
+    """The pipeline ``spacy train configs/detector.cfg`` makes from NCG paper ``docs`` (its
+    ``model-last``; the dev corpus, which only ``model-best`` would use, is the first two docs)."""
+    import spacy
+    from spacy.cli.train import train
+
+    import scholarly_nlp
+
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        scholarly_nlp.save_docbin(docs, folder / "train.spacy")
+        scholarly_nlp.save_docbin(docs[:2], folder / "dev.spacy")
+        train(DETECTOR_CONFIG, folder / "out", overrides={
+            "paths.train": str(folder / "train.spacy"), "paths.dev": str(folder / "dev.spacy"),
+            "system.seed": seed, "training.max_steps": steps})
+        return spacy.load(folder / "out" / "model-last")
+
+
+def main(argv=None) -> dict:
+    """Command line (see the module docstring)."""
+    import spacy
+    from scholarly_contribution_detector.ncg_docs import ncg_doc
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "contribution_detector_stacking_bow.json")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    started = time.perf_counter()
+
+    papers, train, held_ids, rows_of, emb_of, context, cues = stacking_inputs(args.data)
+    nlp = spacy.blank("en")
+    docs = {p.paper_id: ncg_doc(p, nlp) for p in papers if p.paper_id in emb_of}
+    stacker = BowStacker([p.paper_id for p in train], held_ids, rows_of, emb_of, context, cues, docs=docs)
+    report = {"n_train_papers": len(stacker.train_ids), "n_held_out_papers": len(stacker.held_ids),
+              **run(stacker, train, args.seeds, candidates=CANDIDATES, inputs_of=INPUTS)}
+    return finish(report, args.out, started)
+
+
+if __name__ == "__main__":
+    main()
