@@ -303,16 +303,21 @@ def stacking_inputs(data: Path):
     return papers, train, held_ids, rows_of, emb_of, context, cues
 
 
-def main(argv=None) -> dict:
-    """Command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(argv, description: str, out_name: str) -> argparse.Namespace:
+    """The stacking benchmarks' command line: ``--data``, ``--seeds``, ``--out`` (default
+    ``benchmarks/results/<out_name>``)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "contribution_detector_stacking.json")
-    args = parser.parse_args(argv)
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / out_name)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> dict:
+    """Command line (see the module docstring)."""
+    args = arguments(argv, __doc__.splitlines()[0], "contribution_detector_stacking.json")
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
-
     papers, train, held_ids, rows_of, emb_of, context, cues = stacking_inputs(args.data)
     stacker = Stacker([p.paper_id for p in train], held_ids, rows_of, emb_of, context, cues)
     report = {"n_train_papers": len(stacker.train_ids), "n_held_out_papers": len(stacker.held_ids),

@@ -21,7 +21,6 @@ MiniLM included) and candidates:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -31,8 +30,8 @@ from pathlib import Path
 import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA_ROOT, REPO_ROOT, RESULTS_DIR  # noqa: E402
-from contribution_detector_stacking import TREE_SETTINGS, Stacker, finish, run, split_by_paper, stacking_inputs  # noqa: E402
+from _common import REPO_ROOT  # noqa: E402
+from contribution_detector_stacking import TREE_SETTINGS, Stacker, arguments, finish, run, split_by_paper, stacking_inputs  # noqa: E402,E501
 
 BOW = "textcat_bow"
 DETECTOR_CONFIG = REPO_ROOT / "projects" / "contribution_linker" / "configs" / "detector.cfg"
@@ -88,14 +87,9 @@ def main(argv=None) -> dict:
     import spacy
     from scholarly_contribution_detector.ncg_docs import ncg_doc
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "contribution_detector_stacking_bow.json")
-    args = parser.parse_args(argv)
+    args = arguments(argv, __doc__.splitlines()[0], "contribution_detector_stacking_bow.json")
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
-
     papers, train, held_ids, rows_of, emb_of, context, cues = stacking_inputs(args.data)
     nlp = spacy.blank("en")
     docs = {p.paper_id: ncg_doc(p, nlp) for p in papers if p.paper_id in emb_of}
