@@ -13,8 +13,8 @@ project's split (``grouped_split``: 142 training papers, 35 held-out papers):
   probabilities on the training papers come from grouped 5-fold CV, so stage 2 never learns
   from a score of a sentence the stage-1 model was fitted on.
 * **stage 2**: gradient-boosted trees (``scholarly_nlp.BoostedTrees.v1``, the thinc model a
-  shipped detector can hold, fitted by scikit-learn's ``GradientBoostingClassifier``;
-  balanced classes) over :func:`relational_features` of each stage-1 probability (its
+  shipped detector can hold, fitted by scikit-learn's ``GradientBoostingClassifier``: exact
+  splits, leaves of one row or more, a zero start; balanced classes) over :func:`relational_features` of each stage-1 probability (its
   neighbours' probabilities up to three sentences away, its ratio to the introduction's
   highest, its rank, how many earlier sentences reach 0.5, the introduction's mean),
   :func:`introduction_features` (position in the introduction, similarity to the title, first
@@ -233,7 +233,8 @@ def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES, inputs_of:
     from scholarly_contribution_detector.data import grouped_folds
 
     rows_of, train_ids, held_ids = stacker.rows_of, stacker.train_ids, stacker.held_ids
-    systems = sorted({"tfidf_context", *(name for inputs, _, _ in candidates for name in inputs_of[inputs])})
+    stacked = sorted({name for inputs, _, _ in candidates for name in inputs_of[inputs]})
+    systems = sorted({"tfidf_context", *stacked})  # tfidf_context: the bootstraps' baseline
     for name in systems:
         stacker.prepare(name, papers_train)
     held_stage1 = {name: stacker.stage1(name, train_ids, held_ids) for name in systems}
@@ -244,7 +245,7 @@ def run(stacker: Stacker, papers_train, seeds, candidates=CANDIDATES, inputs_of:
     for seed in seeds:
         folds = grouped_folds(papers_train, k=5, seed=seed)
         oof = {name: out_of_fold(train_ids, folds, lambda tr, te, name=name: stacker.stage1(name, tr, te))
-               for name in systems}
+               for name in stacked}
         for inputs, cues, trees in candidates:
             key = f"{inputs} | cues={cues} | {trees}"
             train_in = [oof[name] for name in inputs_of[inputs]]

@@ -31,7 +31,7 @@ import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import REPO_ROOT  # noqa: E402
-from contribution_detector_stacking import TREE_SETTINGS, Stacker, arguments, finish, run, split_by_paper, stacking_inputs  # noqa: E402,E501
+from contribution_detector_stacking import TREE_SETTINGS, Stacker, arguments, finish, run, stacking_inputs  # noqa: E402
 
 BOW = "textcat_bow"
 DETECTOR_CONFIG = REPO_ROOT / "projects" / "contribution_linker" / "configs" / "detector.cfg"
@@ -60,8 +60,10 @@ class BowStacker(Stacker):
         out = {}
         for pid in test_ids:
             (_, probs), = detector.predict([self.docs[pid]])
+            if len(probs) != len(self.rows_of[pid]):
+                raise ValueError(f"{pid}: {len(probs)} detector scores for {len(self.rows_of[pid])} introduction rows")
             out[pid] = numpy.asarray(probs, dtype=numpy.float64)
-        return split_by_paper(numpy.concatenate([out[pid] for pid in test_ids]), test_ids, self.rows_of)
+        return out
 
 
 def train_detector(docs: list, steps: int, seed: int = 0):

@@ -17,13 +17,15 @@ def _data(n: int = 1200, seed: int = 0):
     rng = numpy.random.default_rng(seed)
     X = rng.normal(size=(n, 6))
     X[:, 3] = numpy.round(X[:, 3], 1)
-    X[:, 4] = 0.1 + rng.integers(0, 3, size=n) * 1e-8  # values one float32 step apart
+    X[:, 4] = 0.1 + rng.integers(0, 3, size=n) * 1e-8  # values a float32 step or two apart
     y = ((X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * X[:, 3] + rng.normal(size=n) * 0.5) > 0.9).astype(int)
     return X, y
 
 
-def _sklearn(X, y, seed=0, **settings):
-    weight = numpy.where(y == 1, (y == 0).sum() / (y == 1).sum(), 1.0)
+def _sklearn(X, y, seed=0, weight=None, balanced=True, **settings):
+    weight = numpy.ones(len(y)) if weight is None else weight
+    if balanced:
+        weight = weight * numpy.where(y == 1, weight[y == 0].sum() / weight[y == 1].sum(), 1.0)
     return GradientBoostingClassifier(init="zero", max_depth=None, random_state=seed, **settings).fit(X, y, sample_weight=weight)
 
 
@@ -38,6 +40,27 @@ def test_predictions_match_scikit_learn():
     # the fit is worth something: better than the base rate on unseen rows
     _, y_new = _data(seed=1)
     assert ((ours[:, 0] >= 0.5) == y_new).mean() > 0.8
+
+
+@pytest.mark.parametrize("balanced", [True, False])
+def test_sample_weights_match_scikit_learn(balanced):
+    X, y = _data()
+    weight = numpy.random.default_rng(5).uniform(0.2, 3.0, size=len(y))
+    model = fit_boosted_trees(BoostedTrees(n_trees=20, max_leaf_nodes=5, balanced=balanced), X, y, sample_weight=weight)
+    reference = _sklearn(X, y, weight=weight, balanced=balanced, n_estimators=20, learning_rate=0.05, max_leaf_nodes=5)
+    numpy.testing.assert_allclose(model.predict(X.astype("float32"))[:, 0], reference.predict_proba(X)[:, 1], atol=1e-5)
+
+
+def test_refit_on_other_features_replaces_the_trees():
+    X, y = _data()
+    model = fit_boosted_trees(BoostedTrees(n_trees=10), X, y)
+    fit_boosted_trees(model, X[:, :4], y)
+    assert model.get_dim("nI") == 4
+    reference = _sklearn(X[:, :4], y, n_estimators=10, learning_rate=0.05, max_leaf_nodes=15)
+    numpy.testing.assert_allclose(model.predict(X[:, :4].astype("float32"))[:, 0],
+                                  reference.predict_proba(X[:, :4])[:, 1], atol=1e-5)
+    with pytest.raises(ValueError, match="rows of 4 features"):
+        model.predict(X.astype("float32"))
 
 
 def test_thresholds_between_adjacent_float32_values():
@@ -91,9 +114,16 @@ def test_unfitted_and_mismatched_inputs_are_refused():
         fit_boosted_trees(BoostedTrees(), X, numpy.zeros(len(X)))
     with pytest.raises(ValueError, match="does not match"):
         fit_boosted_trees(BoostedTrees(), X, y[:-1])
+    with pytest.raises(ValueError, match="sample weights"):
+        fit_boosted_trees(BoostedTrees(), X, y, sample_weight=numpy.ones(3))
+    rows = X[:2].astype("float32")
+    rows[1, 2] = numpy.nan
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        model.predict(rows)
 
 
-@pytest.mark.parametrize("settings", [{"n_trees": 0}, {"learning_rate": 0.0}, {"max_leaf_nodes": 1}])
+@pytest.mark.parametrize("settings", [{"n_trees": 0}, {"learning_rate": 0.0}, {"max_leaf_nodes": 1},
+                                      {"min_samples_leaf": 0}])
 def test_invalid_settings(settings):
     with pytest.raises(ValueError, match="BoostedTrees"):
         BoostedTrees(**settings)

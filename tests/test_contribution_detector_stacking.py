@@ -190,7 +190,8 @@ def test_bow_stage1_is_the_project_recipe_without_held_out_papers():
         bow.train_detector = lambda docs_, steps: trained_on.append(docs_) or train_detector(docs_, steps)
         try:
             stacker = bow.BowStacker(ids[:-2], ids[-2:], rows_of, {}, {}, {}, docs=docs, steps=3)
-            stacker.prepare(bow.BOW, papers[:-2])  # nothing to choose
+            stacker.prepare(bow.BOW, papers[:-2])
+            assert stacker.c == {}  # the recipe has no regularisation to choose
             scores = stacker.stage1(bow.BOW, ids[:-2], ids[-2:])
         finally:
             bow.train_detector = train_detector

@@ -2,11 +2,11 @@
 the pipe mixins built on them. ``__all__`` is the declared API; the submodules are internal.
 
 Importing the package registers its thinc architectures (``scholarly_nlp.CrossEncoder.v1``,
-``scholarly_nlp.BiEncoderScorer.v1``, ``scholarly_nlp.BoostedTrees.v1``; their modules import
-thinc, which spaCy has already loaded, and no Hugging Face library or scikit-learn), so a
-component that imports any name from here can name any of them in its config even where the entry points are not installed. The other names
-are loaded on first access: importing the package loads no ``transformers``,
-``spacy_transformers`` or sentence encoder.
+``scholarly_nlp.BiEncoderScorer.v1``, ``scholarly_nlp.BoostedTrees.v1``; their modules
+import thinc, which spaCy has already loaded, and no Hugging Face library or scikit-learn),
+so a component that imports any name from here can name any of them in its config even
+where the entry points are not installed. The other names are loaded on first access:
+importing the package loads no ``transformers``, ``spacy_transformers`` or sentence encoder.
 """
 
 from __future__ import annotations
