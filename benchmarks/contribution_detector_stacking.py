@@ -12,14 +12,15 @@ project's split (``grouped_split``: 142 training papers, 35 held-out papers):
   sentence and its neighbours), C chosen there by grouped CV. Their *out-of-fold*
   probabilities on the training papers come from grouped 5-fold CV, so stage 2 never learns
   from a score of a sentence the stage-1 model was fitted on.
-* **stage 2**: gradient-boosted trees (``scholarly_nlp.BoostedTrees.v1``, the thinc model a
-  shipped detector can hold, fitted by scikit-learn's ``GradientBoostingClassifier``: exact
-  splits, leaves of one row or more, a zero start; balanced classes) over :func:`relational_features` of each stage-1 probability (its
-  neighbours' probabilities up to three sentences away, its ratio to the introduction's
-  highest, its rank, how many earlier sentences reach 0.5, the introduction's mean),
-  :func:`introduction_features` (position in the introduction, similarity to the title, first
-  occurrence of each cue phrase) and, in half the candidates, the cue flags of the sentence and
-  its neighbours.
+* **stage 2**: gradient-boosted trees (``scholarly_nlp.BoostedTrees.v1``, the thinc model the
+  shipped detector holds, fitted by scikit-learn's ``GradientBoostingClassifier``: exact
+  splits, leaves of one row or more, a zero start; balanced classes) over the features of
+  :mod:`scholarly_contribution_detector.stacking` (the ones the shipped detector's stage 2
+  computes): the relational features of each stage-1 probability (its neighbours'
+  probabilities up to three sentences away, its ratio to the introduction's highest, its rank,
+  how many earlier sentences reach 0.5, the introduction's mean), the introduction context
+  (position in the introduction, similarity to the title, first occurrence of each cue
+  phrase) and, in half the candidates, the cue flags of the sentence and its neighbours.
 
 Selection uses the training papers only: among :data:`CANDIDATES` (stage-1 inputs x cue flags x
 tree settings), the highest pooled out-of-fold F1 at 0.5 (grouped 5-fold CV of stage 2 over
@@ -56,56 +57,12 @@ from contribution_detector_embeddings import (  # noqa: E402
 
 ensure_repo_on_path()
 
-NEIGHBOURS = 3
-"""Stage 2 sees the stage-1 probabilities of this many sentences on each side."""
 TREE_SETTINGS = {"fast": (0.05, 150, 15), "slow": (0.03, 300, 7)}
 """Name -> (learning rate, boosting iterations, leaves per tree)."""
 STAGE1_INPUTS = {"tfidf_context": ("tfidf_context",),
                  "tfidf_context+embedding": ("tfidf_context", "tfidf_context_embedding")}
 CANDIDATES = [(inputs, cues, trees) for inputs in STAGE1_INPUTS for cues in (False, True) for trees in TREE_SETTINGS]
 """(stage-1 input name, neighbour cue flags or not, tree setting name)."""
-
-
-def relational_features(probs: numpy.ndarray, neighbours: int = NEIGHBOURS) -> numpy.ndarray:
-    """Per sentence of one introduction, from the stage-1 probabilities of all its sentences:
-    its own probability; its neighbours' (``neighbours`` before, then after, 0 past the ends);
-    its ratio to the introduction's highest; its rank / n (0 = highest); whether it ranks in
-    the top 3; how many earlier sentences reach 0.5 (capped at 5, / 5); the mean probability."""
-    probs = numpy.asarray(probs, dtype=numpy.float64)
-    n = len(probs)
-    if n == 0:
-        return numpy.zeros((0, 2 * neighbours + 6))
-    padded = numpy.concatenate([numpy.zeros(neighbours), probs, numpy.zeros(neighbours)])
-    before = [padded[neighbours - k : neighbours - k + n] for k in range(1, neighbours + 1)]
-    after = [padded[neighbours + k : neighbours + k + n] for k in range(1, neighbours + 1)]
-    rank = numpy.argsort(numpy.argsort(-probs, kind="stable"), kind="stable")
-    earlier = numpy.concatenate([[0], numpy.cumsum(probs >= 0.5)[:-1]])
-    return numpy.column_stack([probs, *before, *after, probs / max(probs.max(), 1e-6), rank / n, rank < 3,
-                               numpy.minimum(earlier, 5) / 5, numpy.full(n, probs.mean())])
-
-
-def introduction_features(rows, sentence_vectors: numpy.ndarray, title_vector: numpy.ndarray) -> numpy.ndarray:
-    """Per introduction sentence (``rows``: one paper's introduction
-    :class:`~scholarly_contribution_detector.data.SentenceRow` s, in order): relative position,
-    first, last, index from the start and from the end (capped at 20, / 20), cosine to the
-    title, whether that is among the 3 and 6 most similar, and per cue phrase whether this is
-    its first occurrence in the introduction and how many sentences before had it (capped at 5, / 5)."""
-    from scholarly_contribution_detector.data import CUE_PATTERNS
-
-    n = len(rows)
-    similarity = numpy.asarray(sentence_vectors, dtype=numpy.float64) @ numpy.asarray(title_vector, dtype=numpy.float64)
-    rank = numpy.argsort(numpy.argsort(-similarity, kind="stable"), kind="stable")
-    seen = {cue: 0 for cue in CUE_PATTERNS}
-    out = []
-    for i, row in enumerate(rows):
-        features = [i / max(1, n - 1), float(i == 0), float(i == n - 1), min(i, 20) / 20, min(n - 1 - i, 20) / 20,
-                    similarity[i], float(rank[i] < 3), float(rank[i] < 6)]
-        features += [float(seen[cue] == 0 and bool(row.cues[cue])) for cue in CUE_PATTERNS]
-        features += [min(seen[cue], 5) / 5 for cue in CUE_PATTERNS]
-        out.append(features)
-        for cue in CUE_PATTERNS:
-            seen[cue] += row.cues[cue]
-    return numpy.asarray(out, dtype=numpy.float64).reshape(n, -1)
 
 
 def paper_title(paper) -> str:
@@ -115,27 +72,15 @@ def paper_title(paper) -> str:
                     if section == "title" and not heading)
 
 
-def cue_window(rows) -> numpy.ndarray:
-    """Per sentence: the cue flags of the sentence, the one before and the one after (0 past the ends)."""
-    from scholarly_contribution_detector.data import CUE_PATTERNS
+def design_matrix(pids, probs_by_input: list[dict], context: dict, cues: dict | None) -> numpy.ndarray:
+    """The stage-2 rows of the papers ``pids``, paper after paper
+    (:func:`scholarly_contribution_detector.stacking.stage2_matrix` of each: the relational
+    features of each stage-1 probability set, the introduction context and, when ``cues`` is
+    given, the cue windows)."""
+    from scholarly_contribution_detector.stacking import stage2_matrix
 
-    flags = numpy.array([[row.cues[cue] for cue in CUE_PATTERNS] for row in rows], dtype=numpy.float64)
-    flags = flags.reshape(len(rows), len(CUE_PATTERNS))
-    zero = numpy.zeros((1, flags.shape[1]))
-    return numpy.hstack([flags, numpy.vstack([zero, flags[:-1]]), numpy.vstack([flags[1:], zero])])
-
-
-def stage2_matrix(pids, probs_by_input: list[dict], context: dict, cues: dict | None) -> numpy.ndarray:
-    """The stage-2 design matrix of the papers ``pids``, paper after paper: the relational
-    features of each stage-1 probability set, the introduction features and, when ``cues``
-    is given, the cue windows."""
-    blocks = []
-    for pid in pids:
-        parts = [relational_features(probs[pid]) for probs in probs_by_input] + [context[pid]]
-        if cues is not None:
-            parts.append(cues[pid])
-        blocks.append(numpy.hstack(parts))
-    return numpy.vstack(blocks)
+    return numpy.vstack([stage2_matrix([probs[pid] for probs in probs_by_input], context[pid],
+                                       cues[pid] if cues is not None else None) for pid in pids])
 
 
 def fit_stage2(x: numpy.ndarray, y: numpy.ndarray, trees: str, seed: int):
@@ -221,8 +166,8 @@ class Stacker:
         """Stage-2 probabilities of ``test_ids`` (their stage-1 scores ``test_inputs``), fitted
         on ``train_ids`` with their out-of-fold stage-1 scores ``inputs``."""
         cue_rows = self.cues if cues else None
-        model = fit_stage2(stage2_matrix(train_ids, inputs, self.context, cue_rows), self.labels(train_ids), trees, seed)
-        probs = model.predict(stage2_matrix(test_ids, test_inputs, self.context, cue_rows).astype(numpy.float32))[:, 0]
+        model = fit_stage2(design_matrix(train_ids, inputs, self.context, cue_rows), self.labels(train_ids), trees, seed)
+        probs = model.predict(design_matrix(test_ids, test_inputs, self.context, cue_rows).astype(numpy.float32))[:, 0]
         return split_by_paper(probs, test_ids, self.rows_of)
 
 
@@ -288,7 +233,8 @@ def stacking_inputs(data: Path):
     """``(papers, train, held_ids, rows_of, emb_of, context, cues)`` of the NCG papers under
     ``data``: the project's split (training papers, held-out ids; papers without an
     introduction left out), each paper's introduction rows, their MiniLM neighbour embeddings,
-    introduction features and cue windows."""
+    introduction context and cue flags."""
+    from scholarly_contribution_detector.stacking import introduction_context
     from scholarly_nlp.ml import SentenceEncoder
 
     papers, train, held_out, rows_of = ncg_split(data)
@@ -297,8 +243,8 @@ def stacking_inputs(data: Path):
     emb_of = split_by_paper(neighbour_embeddings([rows_of[pid] for pid in ids], encoder), ids, rows_of)
     titles = numpy.asarray(encoder.encode([paper_title(p) for p in papers if p.paper_id in emb_of]))
     dim = titles.shape[1]
-    context = {pid: introduction_features(rows_of[pid], emb_of[pid][:, :dim], title) for pid, title in zip(ids, titles)}
-    cues = {pid: cue_window(rows_of[pid]) for pid in ids}
+    cues = {pid: [row.cues for row in rows_of[pid]] for pid in ids}
+    context = {pid: introduction_context(cues[pid], emb_of[pid][:, :dim], title) for pid, title in zip(ids, titles)}
     train = [p for p in train if p.paper_id in emb_of]
     held_ids = [p.paper_id for p in held_out if p.paper_id in emb_of]
     return papers, train, held_ids, rows_of, emb_of, context, cues

@@ -22,7 +22,6 @@ MiniLM included) and candidates:
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -56,32 +55,17 @@ class BowStacker(Stacker):
         the project's detector config on ``train_ids`` (``model-last``)."""
         if name != BOW:
             return super().stage1(name, train_ids, test_ids)
-        detector = train_detector([self.docs[pid] for pid in train_ids], self.steps).get_pipe("contribution_detector")
+        from scholarly_contribution_detector.stacking import train_stage1
+
+        nlp = train_stage1([self.docs[pid] for pid in train_ids], DETECTOR_CONFIG, steps=self.steps)
+        detector = nlp.get_pipe("contribution_detector")
         out = {}
         for pid in test_ids:
-            (_, probs), = detector.predict([self.docs[pid]])
+            (_, probs), = detector.predict_stage1([self.docs[pid]])
             if len(probs) != len(self.rows_of[pid]):
                 raise ValueError(f"{pid}: {len(probs)} detector scores for {len(self.rows_of[pid])} introduction rows")
             out[pid] = numpy.asarray(probs, dtype=numpy.float64)
         return out
-
-
-def train_detector(docs: list, steps: int, seed: int = 0):
-    """The pipeline ``spacy train configs/detector.cfg`` makes from NCG paper ``docs`` (its
-    ``model-last``; the dev corpus, which only ``model-best`` would use, is the first two docs)."""
-    import spacy
-    from spacy.cli.train import train
-
-    import scholarly_nlp
-
-    with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        scholarly_nlp.save_docbin(docs, folder / "train.spacy")
-        scholarly_nlp.save_docbin(docs[:2], folder / "dev.spacy")
-        train(DETECTOR_CONFIG, folder / "out", overrides={
-            "paths.train": str(folder / "train.spacy"), "paths.dev": str(folder / "dev.spacy"),
-            "system.seed": seed, "training.max_steps": steps})
-        return spacy.load(folder / "out" / "model-last")
 
 
 def main(argv=None) -> dict:

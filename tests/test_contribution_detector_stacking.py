@@ -6,7 +6,6 @@ come from a model fitted on the same paper, and a small end-to-end run on real N
 from __future__ import annotations
 
 import hashlib
-from types import SimpleNamespace
 
 import numpy
 import pytest
@@ -17,52 +16,6 @@ from conftest import benchmark_modules, shared
 def stacking():
     with benchmark_modules("contribution_detector_stacking") as (module,):
         yield module
-
-
-def test_relational_features_by_hand(stacking):
-    rows = stacking.relational_features(numpy.array([0.2, 0.9, 0.6, 0.1]), neighbours=1)
-    assert rows.shape == (4, 8)
-    own, before, after, ratio, rank, top3, earlier, mean = rows.T
-    assert own.tolist() == [0.2, 0.9, 0.6, 0.1]
-    assert before.tolist() == [0.0, 0.2, 0.9, 0.6]
-    assert after.tolist() == [0.9, 0.6, 0.1, 0.0]
-    assert ratio == pytest.approx([0.2 / 0.9, 1.0, 0.6 / 0.9, 0.1 / 0.9])
-    assert rank.tolist() == [2 / 4, 0.0, 1 / 4, 3 / 4]
-    assert top3.tolist() == [1.0, 1.0, 1.0, 0.0]
-    # sentences at or above 0.5 before this one: none, none, one (0.9), two
-    assert earlier.tolist() == [0.0, 0.0, 0.2, 0.4]
-    assert mean == pytest.approx([0.45] * 4)
-    assert stacking.relational_features(numpy.array([])).shape == (0, 2 * stacking.NEIGHBOURS + 6)
-
-
-def _row(**cues):
-    from scholarly_contribution_detector.data import CUE_PATTERNS
-
-    return SimpleNamespace(cues={name: int(cues.get(name, 0)) for name in CUE_PATTERNS})
-
-
-def test_introduction_features_first_cue_and_title(stacking):
-    from scholarly_contribution_detector.data import CUE_PATTERNS
-
-    rows = [_row(), _row(we_propose=1), _row(we_propose=1)]
-    vectors = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
-    features = stacking.introduction_features(rows, vectors, numpy.array([0.0, 1.0]))
-    assert features.shape == (3, 8 + 2 * len(CUE_PATTERNS))
-    assert features[:, 0].tolist() == [0.0, 0.5, 1.0]  # position in the introduction
-    assert features[:, 5] == pytest.approx([0.0, 1.0, 0.8])  # cosine to the title
-    first = 8 + list(CUE_PATTERNS).index("we_propose")
-    assert features[:, first].tolist() == [0.0, 1.0, 0.0]  # only its first occurrence
-    assert features[:, first + len(CUE_PATTERNS)].tolist() == [0.0, 0.0, 0.2]  # one earlier, / 5
-
-
-def test_cue_window_neighbours(stacking):
-    from scholarly_contribution_detector.data import CUE_PATTERNS
-
-    window = stacking.cue_window([_row(we=1), _row(), _row(number=1)])
-    k, we, number = len(CUE_PATTERNS), list(CUE_PATTERNS).index("we"), list(CUE_PATTERNS).index("number")
-    assert window.shape == (3, 3 * k)
-    assert window[1, k + we] == 1 and window[1, 2 * k + number] == 1 and window[1, :k].sum() == 0
-    assert window[0, k:2 * k].sum() == 0 and window[2, 2 * k:].sum() == 0
 
 
 def test_split_by_paper_refuses_misaligned_scores(stacking):
@@ -124,6 +77,7 @@ class HashEncoder:
 @pytest.mark.slow
 def test_run_on_real_ncg_papers(stacking):
     from scholarly_contribution_detector.data import grouped_split, paper_rows
+    from scholarly_contribution_detector.stacking import introduction_context
     from scholarly_nlp.readers import iter_ncg_papers
 
     papers = list(iter_ncg_papers(shared("nlpcontributiongraph", "natural_language_inference")))[:16]
@@ -136,8 +90,8 @@ def test_run_on_real_ncg_papers(stacking):
     ids = [p.paper_id for p in papers]
     emb_of = stacking.split_by_paper(stacking.neighbour_embeddings([rows_of[pid] for pid in ids], encoder), ids, rows_of)
     titles = encoder.encode([stacking.paper_title(p) for p in papers])
-    context = {pid: stacking.introduction_features(rows_of[pid], emb_of[pid][:, :8], t) for pid, t in zip(ids, titles)}
-    cues = {pid: stacking.cue_window(rows_of[pid]) for pid in ids}
+    cues = {pid: [row.cues for row in rows_of[pid]] for pid in ids}
+    context = {pid: introduction_context(cues[pid], emb_of[pid][:, :8], t) for pid, t in zip(ids, titles)}
     stacker = stacking.Stacker([p.paper_id for p in train], held_ids, rows_of, emb_of, context, cues)
 
     fitted_on = []  # paper ids every stage-1 model, stage-2 model and C choice was fitted on
@@ -170,10 +124,11 @@ def test_run_on_real_ncg_papers(stacking):
 
 
 @pytest.mark.slow
-def test_bow_stage1_is_the_project_recipe_without_held_out_papers():
+def test_bow_stage1_is_the_project_recipe_without_held_out_papers(monkeypatch):
     """The TextCatBOW stage 1 of ``contribution_detector_stacking_bow.py`` trains the project's
     detector config on the given papers only and scores every held-out introduction sentence."""
     import spacy
+    from scholarly_contribution_detector import stacking as stacking_module
     from scholarly_contribution_detector.data import paper_rows
     from scholarly_contribution_detector.ncg_docs import ncg_doc
     from scholarly_nlp.readers import iter_ncg_papers
@@ -186,15 +141,18 @@ def test_bow_stage1_is_the_project_recipe_without_held_out_papers():
         docs = {p.paper_id: ncg_doc(p, nlp) for p in papers}
         ids = [p.paper_id for p in papers]
         trained_on = []
-        train_detector = bow.train_detector
-        bow.train_detector = lambda docs_, steps: trained_on.append(docs_) or train_detector(docs_, steps)
-        try:
-            stacker = bow.BowStacker(ids[:-2], ids[-2:], rows_of, {}, {}, {}, docs=docs, steps=3)
-            stacker.prepare(bow.BOW, papers[:-2])
-            assert stacker.c == {}  # the recipe has no regularisation to choose
-            scores = stacker.stage1(bow.BOW, ids[:-2], ids[-2:])
-        finally:
-            bow.train_detector = train_detector
+        train_stage1 = stacking_module.train_stage1
+
+        def recording(docs_, config, **kwargs):
+            trained_on.append(docs_)
+            assert config == bow.DETECTOR_CONFIG and kwargs["steps"] == 3
+            return train_stage1(docs_, config, **kwargs)
+
+        monkeypatch.setattr(stacking_module, "train_stage1", recording)
+        stacker = bow.BowStacker(ids[:-2], ids[-2:], rows_of, {}, {}, {}, docs=docs, steps=3)
+        stacker.prepare(bow.BOW, papers[:-2])
+        assert stacker.c == {}  # the recipe has no regularisation to choose
+        scores = stacker.stage1(bow.BOW, ids[:-2], ids[-2:])
     assert [len(d) for d in trained_on] == [len(ids) - 2]
     assert all(doc._.paper_meta["paper_id"] in ids[:-2] for doc in trained_on[0])
     assert set(scores) == set(ids[-2:])

@@ -21,10 +21,19 @@ Training reads the gold from the *reference* Doc of each Example:
 cross-entropy, positives weighted by ``positive_weight`` (default 4.5, about the
 negative/positive ratio of NCG introduction sentences: 3883/853). :meth:`ContributionDetector.score`
 gives precision/recall/F1 of the positive class over the gold sentences.
+
+**Stage 2** (optional): ``stage2`` is a boosted-tree model (``scholarly_nlp.BoostedTrees.v1``)
+that rescores each introduction sentence from its stage-1 probability *relative to the rest of
+its introduction* (:mod:`.stacking`: neighbours' probabilities, rank, position, cosine to the
+title with the frozen ``sentence_encoder``, first cue phrases). ``spacy train`` leaves it
+unfitted, and an unfitted stage 2 is skipped; :meth:`ContributionDetector.fit_stage2` fits it
+on out-of-fold stage-1 probabilities (:func:`.stacking.out_of_fold_scores`; the contribution
+linker project's ``fit-detector-stage2`` step), and it is saved with the pipe.
 """
 
 # No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
 # signature with pydantic, which must resolve the annotations.
+from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy
@@ -33,12 +42,15 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
+import srsly
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec
-from scholarly_nlp.ml import TrainingState
+from scholarly_nlp.ml import DEFAULT_BACKBONE, TrainingState, fit_boosted_trees, has_trees
 
+from .data import cue_flags
 from .features import contribution_sentences, introduction_features, model_docs
+from .stacking import introduction_context, stage2_matrix
 
 ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
 
@@ -51,10 +63,24 @@ DEFAULT_MODEL = {
     "length": 262144,
 }
 
+DEFAULT_STAGE2 = {
+    "@architectures": "scholarly_nlp.BoostedTrees.v1",
+    "n_trees": 150,
+    "learning_rate": 0.05,
+    "max_leaf_nodes": 15,
+    "min_samples_leaf": 1,
+    "balanced": True,
+}
+"""The stage-2 settings chosen by out-of-fold F1 on the training papers
+(``benchmarks/contribution_detector_stacking_bow.py``, candidate ``fast``)."""
+
+STAGE2_FILE = "stage2"
+
 
 SPEC = ComponentSpec(
     name="contribution_detector",
-    default_config={"model": DEFAULT_MODEL, "threshold": 0.5, "positive_weight": 4.5},
+    default_config={"model": DEFAULT_MODEL, "threshold": 0.5, "positive_weight": 4.5, "stage2": DEFAULT_STAGE2,
+                    "stage2_cue_window": True, "sentence_encoder": DEFAULT_BACKBONE},
     assigns=list(ASSIGNS),
     default_score_weights={"contribution_f1": 1.0, "contribution_p": 0.0, "contribution_r": 0.0},
     extensions={
@@ -72,9 +98,12 @@ SPEC = ComponentSpec(
 
 @SPEC.factory
 def make_contribution_detector(nlp: Language, name: str, model: Model, threshold: float,
-                               positive_weight: float) -> "ContributionDetector":
+                               positive_weight: float, stage2: Model, stage2_cue_window: bool,
+                               sentence_encoder: str) -> "ContributionDetector":
     """spaCy factory of the contribution detector."""
-    return ContributionDetector(nlp.vocab, model, name, threshold=threshold, positive_weight=positive_weight)
+    return ContributionDetector(nlp.vocab, model, name, threshold=threshold, positive_weight=positive_weight,
+                                stage2=stage2, stage2_cue_window=stage2_cue_window,
+                                sentence_encoder=sentence_encoder)
 
 
 def gold_items(doc: Doc) -> list[dict]:
@@ -88,7 +117,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
     training_project = "projects/contribution_linker"
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "contribution_detector", *,
-                 threshold: float = 0.5, positive_weight: float = 4.5):
+                 threshold: float = 0.5, positive_weight: float = 4.5, stage2: Optional[Model] = None,
+                 stage2_cue_window: bool = True, sentence_encoder: str = DEFAULT_BACKBONE):
         if not 0.0 <= float(threshold) <= 1.0:
             raise ValueError(f"contribution_detector: threshold must be in [0, 1], got {threshold!r}")
         if not float(positive_weight) > 0:
@@ -97,9 +127,17 @@ class ContributionDetector(TrainingState, TrainablePipe):
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg = {"threshold": float(threshold), "positive_weight": float(positive_weight)}
+        self.cfg = {"threshold": float(threshold), "positive_weight": float(positive_weight),
+                    "stage2_cue_window": bool(stage2_cue_window), "sentence_encoder": str(sentence_encoder)}
+        self.stage2 = stage2
         # the sentence Docs only feed hashed n-grams to the model: keep their strings out of nlp.vocab
         self._inner_vocab = Vocab()
+        self._encoder = None  # loaded on first use by a fitted stage 2
+
+    @property
+    def has_stage2(self) -> bool:
+        """Whether a fitted stage 2 rescores the stage-1 probabilities."""
+        return self.stage2 is not None and has_trees(self.stage2)
 
     # -- inference --------------------------------------------------------------------
     def predict_proba(self, texts: Sequence[str], features: Sequence[Sequence[str]]) -> numpy.ndarray:
@@ -110,10 +148,9 @@ class ContributionDetector(TrainingState, TrainablePipe):
         scores = self.model.predict(model_docs(self._inner_vocab, texts, features))
         return self.model.ops.to_numpy(scores).reshape(len(texts), -1)[:, 0].astype("float32")
 
-    def predict(self, docs: Iterable[Doc]) -> list[tuple[list, numpy.ndarray]]:
-        """Per doc: ``(introduction sentence Spans, their probabilities)``; all docs' sentences
-        go through the model in one call."""
-        self.warn_if_untrained()
+    def predict_stage1(self, docs: Iterable[Doc]) -> list[tuple[list, numpy.ndarray]]:
+        """Per doc: ``(introduction sentence Spans, their stage-1 probabilities)``; all docs'
+        sentences go through the model in one call."""
         docs = list(docs)
         inputs = [introduction_features(doc) for doc in docs]
         texts = [s.text for sentences, _ in inputs for s in sentences]
@@ -124,6 +161,72 @@ class ContributionDetector(TrainingState, TrainablePipe):
             out.append((sentences, probs[start : start + len(sentences)]))
             start += len(sentences)
         return out
+
+    def predict(self, docs: Iterable[Doc]) -> list[tuple[list, numpy.ndarray]]:
+        """Per doc: ``(introduction sentence Spans, their probabilities)``: stage 1's, rescored
+        by stage 2 when it is fitted."""
+        self.warn_if_untrained()
+        docs = list(docs)
+        stage1 = self.predict_stage1(docs)
+        if not self.has_stage2:
+            return stage1
+        matrices = self.stage2_features(docs, [probs for _, probs in stage1])
+        out = []
+        for (sentences, probs), matrix in zip(stage1, matrices):
+            if len(sentences):
+                probs = self.model.ops.to_numpy(self.stage2.predict(matrix.astype("float32")))[:, 0].astype("float32")
+            out.append((sentences, probs))
+        return out
+
+    # -- stage 2 ----------------------------------------------------------------------
+    def sentence_vectors(self, texts: Sequence[str]) -> numpy.ndarray:
+        """Unit sentence embeddings of ``texts`` from the frozen ``sentence_encoder`` (loaded once)."""
+        if self._encoder is None:
+            from scholarly_nlp.ml import SentenceEncoder
+
+            self._encoder = SentenceEncoder(self.cfg["sentence_encoder"])
+        return self._encoder.encode(list(texts))
+
+    def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]]) -> list[numpy.ndarray]:
+        """Per doc, the stage-2 rows of its introduction sentences (:func:`.stacking.stage2_matrix`)
+        from their stage-1 probabilities ``stage1_probs`` (one array per doc, aligned with
+        :func:`.features.introduction_features`); titles and sentences are embedded in one call."""
+        sentences = [introduction_features(doc)[0] for doc in docs]
+        for doc, spans, probs in zip(docs, sentences, stage1_probs):
+            if len(spans) != len(probs):
+                raise ValueError(f"contribution_detector: {len(probs)} stage-1 probabilities for "
+                                 f"{len(spans)} introduction sentences of the doc {doc_label(doc)}")
+        titles = [doc.spans["title"][0].text if doc.spans.get("title") else "" for doc in docs]
+        texts = [s.text for spans in sentences for s in spans]
+        vectors = self.sentence_vectors(titles + texts)
+        out, start = [], len(docs)
+        for i, (spans, probs) in enumerate(zip(sentences, stage1_probs)):
+            cues = [cue_flags(s.text) for s in spans]
+            context = introduction_context(cues, vectors[start : start + len(spans)], vectors[i])
+            out.append(stage2_matrix([probs], context, cues if self.cfg["stage2_cue_window"] else None))
+            start += len(spans)
+        return out
+
+    def fit_stage2(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *, seed: int = 0) -> dict:
+        """Fit stage 2 on training Docs with gold (``doc._.contribution_gold``) from their
+        *out-of-fold* stage-1 probabilities (:func:`.stacking.out_of_fold_scores`); returns
+        ``{"papers", "sentences", "positives"}`` it learnt from."""
+        if self.stage2 is None:
+            raise ValueError("contribution_detector: no stage2 model is configured")
+        docs = list(docs)
+        matrices = self.stage2_features(docs, stage1_probs)
+        rows, labels = [], []
+        for doc, matrix in zip(docs, matrices):
+            spans = introduction_features(doc)[0]
+            gold = {(int(g["start"]), int(g["end"])): int(g["label"]) for g in gold_items(doc)}
+            missing = [s.text[:60] for s in spans if (s.start, s.end) not in gold]
+            if missing:
+                raise ValueError(f"contribution_detector: {len(missing)} introduction sentences of the doc "
+                                 f"{doc_label(doc)} have no gold label (first: {missing[0]!r})")
+            rows.append(matrix)
+            labels.extend(gold[(s.start, s.end)] for s in spans)
+        fit_boosted_trees(self.stage2, numpy.vstack(rows), numpy.asarray(labels), seed=seed)
+        return {"papers": len(docs), "sentences": len(labels), "positives": int(sum(labels))}
 
     def set_annotations(self, docs: Iterable[Doc], predictions: list[tuple[list, numpy.ndarray]]) -> None:
         """Write ``contribution_scores`` and ``contribution_sentence_offsets`` (see the module docstring)."""
@@ -211,7 +314,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
 
         A gold sentence is predicted positive when its (start, end) is among the predicted
         Doc's ``contribution_sentence_offsets``; when the predicted Doc was not annotated,
-        the reference Doc's gold sentences are scored here.
+        the reference Doc is predicted here (both stages, a whole introduction at a time).
         """
         tp = fp = fn = 0
         seen = False
@@ -222,9 +325,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
             seen = True
             offsets = eg.predicted._.contribution_sentence_offsets
             if offsets is None:
-                texts, features, _ = self.training_data([eg])
-                probs = self.predict_proba(texts, features)
-                chosen = {(int(g["start"]), int(g["end"])) for g, p in zip(gold, probs) if p >= self.cfg["threshold"]}
+                ((sentences, probs),) = self.predict([eg.reference])
+                chosen = {(s.start, s.end) for s, p in zip(sentences, probs) if p >= self.cfg["threshold"]}
             else:
                 chosen = {(int(s), int(e)) for s, e in offsets}
             positives = {(int(g["start"]), int(g["end"])) for g in gold if int(g["label"])}
@@ -247,3 +349,45 @@ class ContributionDetector(TrainingState, TrainablePipe):
         recall = tp / (tp + fn) if tp + fn else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         return {"contribution_p": precision, "contribution_r": recall, "contribution_f1": f1}
+
+    # -- serialisation ----------------------------------------------------------------
+    def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
+        """Save the pipe as spaCy does, plus the fitted stage 2 (``stage2``) when there is one."""
+        super().to_disk(path, exclude=exclude)
+        if self.has_stage2 and STAGE2_FILE not in exclude:
+            self.stage2.to_disk(Path(path) / STAGE2_FILE)
+
+    def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
+        """Load what :meth:`to_disk` wrote (a folder without ``stage2`` leaves stage 2 unfitted)."""
+        super().from_disk(path, exclude=exclude)
+        stage2_path = Path(path) / STAGE2_FILE
+        if stage2_path.exists() and STAGE2_FILE not in exclude:
+            if self.stage2 is None:
+                raise ValueError(f"contribution_detector: {path} holds a fitted stage 2 but the config has no stage2 model")
+            self.stage2.from_disk(stage2_path)
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        """The pipe's bytes as spaCy writes them, with the fitted stage 2's."""
+        stage2 = self.stage2.to_bytes() if self.has_stage2 and STAGE2_FILE not in exclude else None
+        return srsly.msgpack_dumps({"pipe": super().to_bytes(exclude=exclude), STAGE2_FILE: stage2})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
+        """Load what :meth:`to_bytes` wrote."""
+        data = srsly.msgpack_loads(bytes_data)
+        super().from_bytes(data["pipe"], exclude=exclude)
+        if data.get(STAGE2_FILE) is not None and STAGE2_FILE not in exclude:
+            if self.stage2 is None:
+                raise ValueError("contribution_detector: the bytes hold a fitted stage 2 but the config has no stage2 model")
+            self.stage2.from_bytes(data[STAGE2_FILE])
+        return self
+
+
+def doc_label(doc: Doc) -> str:
+    """A name for ``doc`` in error messages: its paper id or title, else its first words."""
+    meta = doc._.paper_meta if Doc.has_extension("paper_meta") else None
+    if meta and meta.get("paper_id"):
+        return repr(meta["paper_id"])
+    if doc.spans.get("title"):
+        return repr(doc.spans["title"][0].text[:80])
+    return repr(doc.text[:40])

@@ -1,0 +1,211 @@
+"""The contribution detector's stage 2 (issue #19): the stacking features by hand, fitting on
+real NCG papers, prediction through both stages, saving and loading, and out-of-fold scores."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy
+import pytest
+import spacy
+from spacy.training import Example
+
+import scholarly_nlp
+from scholarly_contribution_detector import stacking
+from scholarly_contribution_detector.data import CUE_PATTERNS
+from scholarly_contribution_detector.ncg_docs import ncg_doc
+from scholarly_nlp.readers.ncg import iter_ncg_papers
+from test_contribution_detector import train
+
+from conftest import shared
+
+PROJECT_CONFIG = "projects/contribution_linker/configs/detector.cfg"
+
+
+def _cues(**on):
+    return {name: int(on.get(name, 0)) for name in CUE_PATTERNS}
+
+
+# --------------------------------------------------------------------------- features by hand
+
+def test_relational_features_by_hand():
+    rows = stacking.relational_features(numpy.array([0.2, 0.9, 0.6, 0.1]), neighbours=1)
+    assert rows.shape == (4, 8)
+    own, before, after, ratio, rank, top3, earlier, mean = rows.T
+    assert own.tolist() == [0.2, 0.9, 0.6, 0.1]
+    assert before.tolist() == [0.0, 0.2, 0.9, 0.6]
+    assert after.tolist() == [0.9, 0.6, 0.1, 0.0]
+    assert ratio == pytest.approx([0.2 / 0.9, 1.0, 0.6 / 0.9, 0.1 / 0.9])
+    assert rank.tolist() == [2 / 4, 0.0, 1 / 4, 3 / 4]
+    assert top3.tolist() == [1.0, 1.0, 1.0, 0.0]
+    # sentences at or above 0.5 before this one: none, none, one (0.9), two
+    assert earlier.tolist() == [0.0, 0.0, 0.2, 0.4]
+    assert mean == pytest.approx([0.45] * 4)
+    assert stacking.relational_features(numpy.array([])).shape == (0, 2 * stacking.NEIGHBOURS + 6)
+
+
+def test_introduction_context_first_cue_and_title():
+    cues = [_cues(), _cues(we_propose=1), _cues(we_propose=1)]
+    vectors = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    features = stacking.introduction_context(cues, vectors, numpy.array([0.0, 1.0]))
+    assert features.shape == (3, 8 + 2 * len(CUE_PATTERNS))
+    assert features[:, 0].tolist() == [0.0, 0.5, 1.0]  # position in the introduction
+    assert features[:, 5] == pytest.approx([0.0, 1.0, 0.8])  # cosine to the title
+    assert features[:, 6].tolist() == [1.0, 1.0, 1.0]  # all three are among the 3 most similar
+    first = 8 + list(CUE_PATTERNS).index("we_propose")
+    assert features[:, first].tolist() == [0.0, 1.0, 0.0]  # only its first occurrence
+    assert features[:, first + len(CUE_PATTERNS)].tolist() == [0.0, 0.0, 0.2]  # one earlier, / 5
+
+
+def test_cue_window_neighbours_and_empty():
+    window = stacking.cue_window([_cues(we=1), _cues(), _cues(number=1)])
+    k, we, number = len(CUE_PATTERNS), list(CUE_PATTERNS).index("we"), list(CUE_PATTERNS).index("number")
+    assert window.shape == (3, 3 * k)
+    assert window[1, k + we] == 1 and window[1, 2 * k + number] == 1 and window[1, :k].sum() == 0
+    assert window[0, k:2 * k].sum() == 0 and window[2, 2 * k:].sum() == 0
+    assert stacking.cue_window([]).shape == (0, 3 * k)
+
+
+def test_stage2_matrix_lays_the_blocks_side_by_side():
+    cues = [_cues(we=1), _cues()]
+    context = stacking.introduction_context(cues, numpy.eye(2), numpy.array([1.0, 0.0]))
+    with_cues = stacking.stage2_matrix([[0.7, 0.2]], context, cues)
+    without = stacking.stage2_matrix([[0.7, 0.2]], context, None)
+    relational = 2 * stacking.NEIGHBOURS + 6
+    assert without.shape == (2, relational + context.shape[1])
+    assert with_cues.shape == (2, without.shape[1] + 3 * len(CUE_PATTERNS))
+    assert numpy.array_equal(with_cues[:, : without.shape[1]], without)
+    assert with_cues[:, 0].tolist() == [0.7, 0.2]
+
+
+def test_paper_folds_partition_the_papers():
+    folds = stacking.paper_folds(11, 3, seed=4)
+    assert sorted(i for fold in folds for i in fold) == list(range(11))
+    assert [len(f) for f in folds] == [4, 4, 3]
+    assert folds == stacking.paper_folds(11, 3, seed=4) and folds != stacking.paper_folds(11, 3, seed=5)
+    for bad in (1, 12):
+        with pytest.raises(ValueError, match="folds"):
+            stacking.paper_folds(11, bad, seed=0)
+
+
+# --------------------------------------------------------------------------- the component
+
+@pytest.fixture(scope="module")
+def ncg_docs():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        papers = list(iter_ncg_papers(shared("nlpcontributiongraph")))[::5][:24]
+    vocab = scholarly_nlp.blank().vocab
+    docs = [ncg_doc(p, vocab) for p in papers]
+    return [d for d in docs if d._.contribution_gold]
+
+
+@pytest.fixture(scope="module")
+def stacked(ncg_docs, backbone):
+    """A detector trained on 18 NCG papers, its stage 2 fitted on their stage-1 scores (in-sample:
+    the mechanics, not a measurement), and the 6 papers it never saw."""
+    nlp = train(ncg_docs[:18], epochs=3, sentence_encoder=backbone)
+    detector = nlp.get_pipe("contribution_detector")
+    assert not detector.has_stage2
+    stage1 = [probs for _, probs in detector.predict_stage1(ncg_docs[:18])]
+    fitted = detector.fit_stage2(ncg_docs[:18], stage1, seed=0)
+    return nlp, ncg_docs[18:], fitted
+
+
+def test_an_unfitted_stage2_leaves_stage1_alone(ncg_docs, backbone):
+    nlp = train(ncg_docs[:6], epochs=1, sentence_encoder=backbone)
+    detector = nlp.get_pipe("contribution_detector")
+    assert nlp.config["components"]["contribution_detector"]["stage2"]["@architectures"] == "scholarly_nlp.BoostedTrees.v1"
+    both, first = detector.predict(ncg_docs[6:8]), detector.predict_stage1(ncg_docs[6:8])
+    assert all(numpy.array_equal(a[1], b[1]) for a, b in zip(both, first))
+    assert detector._encoder is None  # no stage 2, no encoder loaded
+
+
+def test_fit_stage2_learns_from_every_introduction_sentence(stacked, ncg_docs):
+    nlp, _, fitted = stacked
+    gold = [g for d in ncg_docs[:18] for g in d._.contribution_gold]
+    assert fitted == {"papers": 18, "sentences": len(gold), "positives": sum(int(g["label"]) for g in gold)}
+    detector = nlp.get_pipe("contribution_detector")
+    assert detector.has_stage2 and detector.stage2.get_dim("nI") == 2 * stacking.NEIGHBOURS + 6 + 8 + 5 * len(CUE_PATTERNS)
+
+
+def test_predict_rescores_with_stage2(stacked):
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    first = detector.predict_stage1(unseen)
+    both = detector.predict(unseen)
+    matrices = detector.stage2_features(unseen, [p for _, p in first])
+    for (spans1, p1), (spans2, p2), matrix in zip(first, both, matrices):
+        assert [s.start for s in spans1] == [s.start for s in spans2]
+        expected = detector.stage2.predict(matrix.astype("float32"))[:, 0]
+        assert p2 == pytest.approx(expected, abs=1e-6)
+        assert ((p2 >= 0) & (p2 <= 1)).all()
+    assert not all(numpy.allclose(p1, p2) for (_, p1), (_, p2) in zip(first, both))
+    # the pipe's annotations are the rescored probabilities
+    doc = nlp(unseen[0].copy())
+    assert doc._.contribution_scores == pytest.approx([float(p) for p in both[0][1]])
+
+
+def test_count_outcomes_without_annotations_predicts_both_stages(stacked):
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    annotated = [Example(nlp(d.copy()), d) for d in unseen]
+    bare = [Example(d.copy(), d) for d in unseen]
+    assert all(eg.predicted._.contribution_sentence_offsets is None for eg in bare)
+    assert detector.count_outcomes(bare) == detector.count_outcomes(annotated)
+
+
+def test_stage2_survives_disk_and_bytes(stacked, tmp_path):
+    nlp, unseen, _ = stacked
+    expected = [p for _, p in nlp.get_pipe("contribution_detector").predict(unseen)]
+    nlp.to_disk(tmp_path / "pipeline")
+    assert (tmp_path / "pipeline" / "contribution_detector" / "stage2").is_file()
+    loaded = spacy.load(tmp_path / "pipeline").get_pipe("contribution_detector")
+    assert loaded.has_stage2
+    assert all(numpy.allclose(a, b) for a, b in zip(expected, [p for _, p in loaded.predict(unseen)]))
+    blank = scholarly_nlp.blank()
+    blank.add_pipe("contribution_detector", config={"sentence_encoder": loaded.cfg["sentence_encoder"]})
+    blank.get_pipe("contribution_detector").from_bytes(nlp.get_pipe("contribution_detector").to_bytes())
+    restored = blank.get_pipe("contribution_detector")
+    assert restored.has_stage2
+    assert all(numpy.allclose(a, b) for a, b in zip(expected, [p for _, p in restored.predict(unseen)]))
+
+
+def test_fit_stage2_refuses_misaligned_scores_and_missing_gold(stacked):
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    probs = [p for _, p in detector.predict_stage1(unseen[:2])]
+    paper_id = unseen[0]._.paper_meta["paper_id"]
+    with pytest.raises(ValueError, match=f"{len(probs[0]) - 1} stage-1 probabilities .*{paper_id}"):
+        detector.fit_stage2(unseen[:2], [probs[0][:-1], probs[1]])
+    stripped = unseen[0].copy()
+    stripped._.contribution_gold = stripped._.contribution_gold[1:]
+    with pytest.raises(ValueError, match="no gold label"):
+        detector.fit_stage2([stripped, unseen[1]], probs)
+
+
+# --------------------------------------------------------------------------- out of fold
+
+@pytest.mark.slow
+def test_out_of_fold_scores_never_score_a_paper_a_model_was_trained_on(ncg_docs, monkeypatch):
+    from pathlib import Path
+
+    config = Path(__file__).resolve().parents[1] / PROJECT_CONFIG
+    trained_on = []
+    original = stacking.train_stage1
+
+    def recording(docs, *args, **kwargs):
+        trained_on.append({d._.paper_meta["paper_id"] for d in docs})
+        return original(docs, *args, **kwargs)
+
+    monkeypatch.setattr(stacking, "train_stage1", recording)
+    docs = ncg_docs[:6]
+    scores = stacking.out_of_fold_scores(docs, config, folds=3, steps=2, seed=0)
+    ids = [d._.paper_meta["paper_id"] for d in docs]
+    assert len(trained_on) == 3 and all(len(t) == 4 for t in trained_on)
+    for fold in stacking.paper_folds(6, 3, seed=0):
+        held = {ids[i] for i in fold}
+        assert any(not (t & held) and len(t | held) == 6 for t in trained_on)
+    for doc, probs in zip(docs, scores):
+        assert len(probs) == len(doc._.contribution_gold)
+        assert ((probs >= 0) & (probs <= 1)).all()
