@@ -107,6 +107,11 @@ def test_smoke_workflow(gold_path, tei_dir, tmp_path):
         assert metrics["baselines"]["bm25"]["hit_at_5"] > metrics["baselines"]["random_expected"]["hit_at_5"]
     predictions = (project / "smoke" / "output" / "predictions.jsonl").read_text().splitlines()
     assert len(predictions) == 68
+    # fit-detector-stage2 learnt from out-of-fold scores of every training paper, and the
+    # assembled pipeline carries the fitted trees
+    fit = json.loads((project / "smoke" / "training" / "detector" / "stacked" / "stage2_fit.json").read_text())
+    assert 0 < fit["papers"] <= summary["ncg_train_papers"] and fit["folds"] == 3 and 0 < fit["positives"] < fit["sentences"]
+    assert (project / "smoke" / "training" / "pipeline" / "contribution_detector" / "stage2").is_file()
 
 
 def test_preprocess_mines_pdfs_for_training_only_silver_pairs(gold_path, tei_dir, tmp_path):

@@ -1,0 +1,90 @@
+"""Fit the contribution detector's stage 2 (boosted trees over each sentence's place in its introduction).
+
+Stage 2 must learn from stage-1 probabilities of sentences the stage-1 model never saw, or it
+learns to trust scores that are better than they will be on new papers. So this trains the
+stage-1 recipe (``spacy train`` with ``--config``, ``--max-steps`` steps, its ``model-last``)
+once per fold of ``--folds`` folds of the training papers, scores each held-out fold
+(``scholarly_contribution_detector.stacking.out_of_fold_scores``), fits the stage-2 trees of
+the ``--stage1`` pipeline on those scores (``ContributionDetector.fit_stage2``) and writes the
+pipeline, both stages, to ``--output``. ``--stage1`` should be the same recipe trained on all the
+training papers (``train-detector``'s ``model-last``). Prints and writes to
+``<output>/stage2_fit.json``: the papers and sentences learnt from and the out-of-fold
+stage-1 precision, recall and F1 at the detector's threshold.
+
+    python scripts/fit_detector_stage2.py --train corpus/detector_train.spacy --config configs/detector.cfg
+        --stage1 training/detector/model-last --output training/detector/stacked
+        [--folds 5] [--max-steps 100] [--seed 0] [--gpu-id -1]
+
+The title similarity uses the sentence encoder the ``--stage1`` pipeline's config names
+(``paths.backbone`` of ``train-detector``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy
+import spacy
+
+import scholarly_nlp
+from scholarly_contribution_detector.features import introduction_features
+from scholarly_contribution_detector.stacking import out_of_fold_scores
+
+PIPE = "contribution_detector"
+
+
+def out_of_fold_outcomes(docs, probs, threshold: float) -> dict:
+    """Pooled precision, recall and F1 of the out-of-fold stage-1 probabilities ``probs`` against the docs' gold."""
+    tp = fp = fn = 0
+    for doc, scores in zip(docs, probs):
+        gold = {(int(g["start"]), int(g["end"])): int(g["label"]) for g in doc._.contribution_gold or []}
+        for sentence, score in zip(introduction_features(doc)[0], scores):
+            label = gold.get((sentence.start, sentence.end), 0)
+            predicted = score >= threshold
+            tp += int(predicted and label)
+            fp += int(predicted and not label)
+            fn += int(label and not predicted)
+    precision = tp / max(tp + fp, 1)
+    recall = tp / max(tp + fn, 1)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "fp": fp, "fn": fn}
+
+
+def main(argv=None) -> dict:
+    """Command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--train", type=Path, required=True, help="the detector's training DocBin")
+    parser.add_argument("--config", type=Path, required=True, help="the stage-1 training config")
+    parser.add_argument("--stage1", type=Path, required=True, help="the stage-1 pipeline trained on all of --train")
+    parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--max-steps", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gpu-id", type=int, default=-1)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+
+    nlp = spacy.load(args.stage1)
+    detector = nlp.get_pipe(PIPE)
+    docs = [doc for doc in scholarly_nlp.load_docbin(args.train, nlp.vocab) if doc._.contribution_gold]
+    if len(docs) < args.folds:
+        raise SystemExit(f"{args.train}: {len(docs)} papers with gold, fewer than --folds {args.folds}")
+    probs = out_of_fold_scores(docs, args.config, folds=args.folds, steps=args.max_steps, seed=args.seed,
+                               pipe=PIPE, gpu_id=args.gpu_id)
+    fitted = detector.fit_stage2(docs, probs, seed=args.seed)
+    nlp.to_disk(args.output)
+    report = {**fitted, "folds": args.folds, "max_steps": args.max_steps, "seed": args.seed,
+              "sentence_encoder": detector.cfg["sentence_encoder"],
+              "out_of_fold_stage1": out_of_fold_outcomes(docs, probs, detector.cfg["threshold"]),
+              "seconds": round(time.perf_counter() - started, 1)}
+    (args.output / "stage2_fit.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
+    print(json.dumps(report, indent=2))
+    return report
+
+
+if __name__ == "__main__":
+    numpy.seterr(all="ignore")
+    main()
