@@ -78,14 +78,24 @@ def test_stage2_matrix_lays_the_blocks_side_by_side():
     assert with_cues[:, 0].tolist() == [0.7, 0.2]
 
 
-def test_paper_folds_partition_the_papers():
-    folds = stacking.paper_folds(11, 3, seed=4)
-    assert sorted(i for fold in folds for i in fold) == list(range(11))
-    assert [len(f) for f in folds] == [4, 4, 3]
-    assert folds == stacking.paper_folds(11, 3, seed=4) and folds != stacking.paper_folds(11, 3, seed=5)
+def test_introduction_context_of_an_empty_introduction():
+    assert stacking.introduction_context([], numpy.zeros((0, 4)), numpy.ones(4)).shape == (0, 8 + 2 * len(CUE_PATTERNS))
+
+
+def test_id_folds_are_the_benchmarks_grouped_folds():
+    from types import SimpleNamespace
+
+    from scholarly_contribution_detector.data import grouped_folds, id_folds
+
+    ids = [f"paper{i}" for i in range(11)]
+    folds = id_folds(ids + ids[:3], 3, seed=4)  # a paper listed twice is one paper
+    assert sorted(i for fold in folds for i in fold) == sorted(ids)
+    assert sorted(len(f) for f in folds) == [3, 4, 4]
+    assert folds == grouped_folds([SimpleNamespace(paper_id=i) for i in reversed(ids)], 3, seed=4)
+    assert folds != id_folds(ids, 3, seed=5)
     for bad in (1, 12):
-        with pytest.raises(ValueError, match="folds"):
-            stacking.paper_folds(11, bad, seed=0)
+        with pytest.raises(ValueError, match="k="):
+            id_folds(ids, bad, seed=0)
 
 
 # --------------------------------------------------------------------------- the component
@@ -155,6 +165,52 @@ def test_count_outcomes_without_annotations_predicts_both_stages(stacked):
     assert detector.count_outcomes(bare) == detector.count_outcomes(annotated)
 
 
+def test_a_doc_without_an_introduction_gets_empty_output_after_stage2(stacked):
+    nlp, unseen, _ = stacked
+    plain = nlp(nlp.make_doc("A text with no sections at all."))
+    assert plain._.contribution_scores == [] and plain._.contribution_sentence_offsets == []
+    # and in a batch with a paper, the paper is still rescored
+    detector = nlp.get_pipe("contribution_detector")
+    batch = detector.predict([nlp.make_doc("No sections."), unseen[0]])
+    assert len(batch[0][1]) == 0
+    assert batch[1][1] == pytest.approx(detector.predict([unseen[0]])[0][1])
+
+
+def test_stage2_features_are_the_benchmarks(stacked):
+    """The shipped detector computes the rows the stacking benchmark measured: cue flags of the
+    NCG rows, and the title of ``paper_title`` (the title sentences, not the marker)."""
+    from scholarly_contribution_detector.data import paper_rows
+
+    nlp, _, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        papers = list(iter_ncg_papers(shared("nlpcontributiongraph")))[::5][:3]
+    for paper in papers:
+        doc = ncg_doc(paper, nlp.vocab)
+        rows = [r for r in paper_rows(paper) if r.in_introduction]
+        probs = numpy.linspace(0.1, 0.9, len(rows))
+        (ours,) = detector.stage2_features([doc], [probs])
+        title = " ".join(t for t, section, heading in zip(paper.sentences, paper.sections, paper.is_heading)
+                         if section == "title" and not heading)
+        vectors = detector.sentence_vectors([title] + [r.sentence for r in rows])
+        cues = [r.cues for r in rows]
+        theirs = stacking.stage2_matrix([probs], stacking.introduction_context(cues, vectors[1:], vectors[0]), cues)
+        assert ours.shape == theirs.shape and ours == pytest.approx(theirs, abs=1e-5)
+
+
+def test_a_fitted_stage2_refuses_other_features_and_warns_of_another_encoder(stacked, monkeypatch):
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    monkeypatch.setattr(detector, "stage2_cue_window", False)
+    with pytest.raises(ValueError, match="stage2_cue_window=True"):
+        detector.predict(unseen[:1])
+    monkeypatch.setattr(detector, "stage2_cue_window", True)
+    monkeypatch.setattr(detector, "sentence_encoder", "some-other-encoder")
+    with pytest.warns(UserWarning, match="some-other-encoder"):
+        detector.check_stage2()
+
+
 def test_stage2_survives_disk_and_bytes(stacked, tmp_path):
     nlp, unseen, _ = stacked
     expected = [p for _, p in nlp.get_pipe("contribution_detector").predict(unseen)]
@@ -164,11 +220,46 @@ def test_stage2_survives_disk_and_bytes(stacked, tmp_path):
     assert loaded.has_stage2
     assert all(numpy.allclose(a, b) for a, b in zip(expected, [p for _, p in loaded.predict(unseen)]))
     blank = scholarly_nlp.blank()
-    blank.add_pipe("contribution_detector", config={"sentence_encoder": loaded.cfg["sentence_encoder"]})
+    blank.add_pipe("contribution_detector", config={"sentence_encoder": loaded.sentence_encoder})
     blank.get_pipe("contribution_detector").from_bytes(nlp.get_pipe("contribution_detector").to_bytes())
     restored = blank.get_pipe("contribution_detector")
     assert restored.has_stage2
     assert all(numpy.allclose(a, b) for a, b in zip(expected, [p for _, p in restored.predict(unseen)]))
+
+
+def test_loading_a_detector_saved_without_stage2_drops_the_trees(stacked, ncg_docs, backbone, tmp_path):
+    """A folder or bytes written before stage 2 existed (spaCy's plain TrainablePipe format)
+    load, and leave no trees from before."""
+    from spacy.pipeline import TrainablePipe
+
+    nlp, unseen, _ = stacked
+    old = train(ncg_docs[:4], epochs=1, sentence_encoder=backbone)
+    old_detector = old.get_pipe("contribution_detector")
+    old_bytes = TrainablePipe.to_bytes(old_detector)
+    fitted_bytes = nlp.get_pipe("contribution_detector").to_bytes()
+    target = scholarly_nlp.blank()
+    target.add_pipe("contribution_detector", config={"sentence_encoder": backbone})
+    detector = target.get_pipe("contribution_detector")
+    detector.from_bytes(fitted_bytes)
+    assert detector.has_stage2
+    detector.from_bytes(old_bytes)
+    assert not detector.has_stage2
+    assert detector.predict(unseen[:1])[0][1] == pytest.approx(old_detector.predict(unseen[:1])[0][1])
+    old.to_disk(tmp_path / "old")
+    detector.from_bytes(fitted_bytes)
+    detector.from_disk(tmp_path / "old" / "contribution_detector", exclude=["vocab"])
+    assert not detector.has_stage2
+    # saving an unfitted detector over a fitted one's folder leaves no stale trees behind
+    nlp.to_disk(tmp_path / "fitted")
+    assert (tmp_path / "fitted" / "contribution_detector" / "stage2").exists()
+    old_detector.to_disk(tmp_path / "fitted" / "contribution_detector", exclude=["vocab"])
+    assert not (tmp_path / "fitted" / "contribution_detector" / "stage2").exists()
+
+
+def test_stage2_must_be_boosted_trees():
+    nlp = scholarly_nlp.blank()
+    with pytest.raises(ValueError, match="BoostedTrees"):
+        nlp.add_pipe("contribution_detector", config={"stage2": {"@architectures": "spacy.LinearLogistic.v1", "nO": 1}})
 
 
 def test_fit_stage2_refuses_misaligned_scores_and_missing_gold(stacked):
@@ -190,22 +281,33 @@ def test_fit_stage2_refuses_misaligned_scores_and_missing_gold(stacked):
 def test_out_of_fold_scores_never_score_a_paper_a_model_was_trained_on(ncg_docs, monkeypatch):
     from pathlib import Path
 
+    from scholarly_contribution_detector.data import id_folds
+
     config = Path(__file__).resolve().parents[1] / PROJECT_CONFIG
-    trained_on = []
+    runs = []  # per stage-1 model: (paper ids it trained on, paper ids it scored)
     original = stacking.train_stage1
 
     def recording(docs, *args, **kwargs):
-        trained_on.append({d._.paper_meta["paper_id"] for d in docs})
-        return original(docs, *args, **kwargs)
+        nlp = original(docs, *args, **kwargs)
+        trained = {d._.paper_meta["paper_id"] for d in docs}
+        detector = nlp.get_pipe("contribution_detector")
+        predict = detector.predict_stage1
+
+        def scoring(scored_docs):
+            runs.append((trained, {d._.paper_meta["paper_id"] for d in scored_docs}))
+            return predict(scored_docs)
+
+        detector.predict_stage1 = scoring
+        return nlp
 
     monkeypatch.setattr(stacking, "train_stage1", recording)
     docs = ncg_docs[:6]
-    scores = stacking.out_of_fold_scores(docs, config, folds=3, steps=2, seed=0)
     ids = [d._.paper_meta["paper_id"] for d in docs]
-    assert len(trained_on) == 3 and all(len(t) == 4 for t in trained_on)
-    for fold in stacking.paper_folds(6, 3, seed=0):
-        held = {ids[i] for i in fold}
-        assert any(not (t & held) and len(t | held) == 6 for t in trained_on)
+    scores = stacking.out_of_fold_scores(docs, config, folds=3, steps=2, seed=0)
+    assert len(runs) == 3
+    for trained, scored in runs:
+        assert not trained & scored and trained | scored == set(ids)
+    assert sorted(map(sorted, (scored for _, scored in runs))) == sorted(map(sorted, id_folds(ids, 3, seed=0)))
     for doc, probs in zip(docs, scores):
         assert len(probs) == len(doc._.contribution_gold)
         assert ((probs >= 0) & (probs <= 1)).all()

@@ -19,6 +19,7 @@ from .cross_encoder import CrossEncoder
 _EXPORTS = {
     "fit_boosted_trees": "boosted_trees",
     "has_trees": "boosted_trees",
+    "drop_trees": "boosted_trees",
     "DEFAULT_BACKBONE": "backbones",
     "resolve_backbone": "backbones",
     "backbone_record_name": "backbones",

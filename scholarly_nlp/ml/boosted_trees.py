@@ -64,6 +64,12 @@ def has_trees(model: Model) -> bool:
     return model.has_param("roots") is True
 
 
+def drop_trees(model: Model) -> None:
+    """Forget the fitted ensemble (``has_trees`` is false afterwards; the settings stay)."""
+    for name in _PARAMS:
+        model.set_param(name, None)
+
+
 def _forward(model: Model, X: Floats2d, is_train: bool) -> tuple[Floats2d, Callable]:
     if not has_trees(model):
         raise ValueError("BoostedTrees: the model has no trees yet; fit it with scholarly_nlp.ml.fit_boosted_trees")
@@ -145,8 +151,7 @@ def _copy_trees(model: Model, trees: list, learning_rate: float, n_features: int
         value.append(numpy.where(is_leaf, tree.value.reshape(-1) * learning_rate, 0.0))
         offset += tree.node_count
     # thinc refuses to change a dimension while params are set: drop the old trees first
-    for name in _PARAMS:
-        model.set_param(name, None)
+    drop_trees(model)
     model.set_dim("nI", n_features, force=True)
     for name, parts in zip(_PARAMS, (feature, threshold, left, right, value, [roots])):
         model.set_param(name, model.ops.asarray(numpy.concatenate(parts).astype(numpy.float32)))

@@ -27,6 +27,7 @@ __all__ = [
     "rows_from_papers",
     "grouped_split",
     "grouped_folds",
+    "id_folds",
 ]
 
 #: Cue phrases of contribution statements (name -> case-insensitive regex).
@@ -161,7 +162,13 @@ def grouped_split(papers: Sequence[NCGPaper], dev_fraction: float = 0.2, seed: i
 def grouped_folds(papers: Sequence[NCGPaper], k: int = 5, seed: int = 0) -> list[set]:
     """``k`` disjoint sets of paper ids covering all papers (shuffled with ``seed``, sizes
     differing by at most one): the test folds of grouped k-fold cross-validation."""
-    ids = sorted({p.paper_id for p in papers})
+    return id_folds([p.paper_id for p in papers], k, seed)
+
+
+def id_folds(paper_ids: Iterable[str], k: int = 5, seed: int = 0) -> list[set]:
+    """:func:`grouped_folds` of paper ids: ``k`` disjoint sets covering the distinct ids (sorted,
+    shuffled with ``seed``, dealt round-robin)."""
+    ids = sorted(set(paper_ids))
     if k < 2 or k > len(ids):
         raise ValueError(f"need 2 <= k <= number of papers ({len(ids)}), got k={k}")
     random.Random(seed).shuffle(ids)

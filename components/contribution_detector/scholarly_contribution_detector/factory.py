@@ -33,6 +33,7 @@ linker project's ``fit-detector-stage2`` step), and it is saved with the pipe.
 
 # No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
 # signature with pydantic, which must resolve the annotations.
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -46,7 +47,8 @@ import srsly
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec
-from scholarly_nlp.ml import DEFAULT_BACKBONE, TrainingState, fit_boosted_trees, has_trees
+from scholarly_nlp.ml import (DEFAULT_BACKBONE, TrainingState, backbone_record_name, drop_trees,
+                              fit_boosted_trees, has_trees)
 
 from .data import cue_flags
 from .features import contribution_sentences, introduction_features, model_docs
@@ -75,6 +77,7 @@ DEFAULT_STAGE2 = {
 (``benchmarks/contribution_detector_stacking_bow.py``, candidate ``fast``)."""
 
 STAGE2_FILE = "stage2"
+STAGE2_MODEL = "scholarly_nlp.boosted_trees"
 
 
 SPEC = ComponentSpec(
@@ -98,7 +101,7 @@ SPEC = ComponentSpec(
 
 @SPEC.factory
 def make_contribution_detector(nlp: Language, name: str, model: Model, threshold: float,
-                               positive_weight: float, stage2: Model, stage2_cue_window: bool,
+                               positive_weight: float, stage2: Optional[Model], stage2_cue_window: bool,
                                sentence_encoder: str) -> "ContributionDetector":
     """spaCy factory of the contribution detector."""
     return ContributionDetector(nlp.vocab, model, name, threshold=threshold, positive_weight=positive_weight,
@@ -127,9 +130,14 @@ class ContributionDetector(TrainingState, TrainablePipe):
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg = {"threshold": float(threshold), "positive_weight": float(positive_weight),
-                    "stage2_cue_window": bool(stage2_cue_window), "sentence_encoder": str(sentence_encoder)}
+        if stage2 is not None and stage2.name != STAGE2_MODEL:
+            raise ValueError(f"contribution_detector: stage2 must be a scholarly_nlp.BoostedTrees.v1 model, got {stage2.name!r}")
+        self.cfg = {"threshold": float(threshold), "positive_weight": float(positive_weight)}
+        # The config, not the saved cfg, says which encoder and features stage 2 uses: what a
+        # fitted stage 2 was fitted with is recorded in its attrs and checked (check_stage2).
         self.stage2 = stage2
+        self.stage2_cue_window = bool(stage2_cue_window)
+        self.sentence_encoder = str(sentence_encoder)
         # the sentence Docs only feed hashed n-grams to the model: keep their strings out of nlp.vocab
         self._inner_vocab = Vocab()
         self._encoder = None  # loaded on first use by a fitted stage 2
@@ -170,13 +178,30 @@ class ContributionDetector(TrainingState, TrainablePipe):
         stage1 = self.predict_stage1(docs)
         if not self.has_stage2:
             return stage1
+        self.check_stage2()
         matrices = self.stage2_features(docs, [probs for _, probs in stage1])
         out = []
-        for (sentences, probs), matrix in zip(stage1, matrices):
+        for doc, (sentences, probs), matrix in zip(docs, stage1, matrices):
             if len(sentences):
-                probs = self.model.ops.to_numpy(self.stage2.predict(matrix.astype("float32")))[:, 0].astype("float32")
+                try:
+                    rescored = self.stage2.predict(matrix.astype("float32"))
+                except ValueError as error:
+                    raise ValueError(f"contribution_detector: stage 2 failed on the doc {doc_label(doc)}: {error}") from error
+                probs = self.model.ops.to_numpy(rescored)[:, 0].astype("float32")
             out.append((sentences, probs))
         return out
+
+    def check_stage2(self) -> None:
+        """Refuse a fitted stage 2 whose recorded features differ from the configured ones
+        (``stage2_cue_window``); warn when it was fitted with another sentence encoder."""
+        fitted_cues = self.stage2.attrs.get("cue_window")
+        if fitted_cues is not None and bool(fitted_cues) != self.stage2_cue_window:
+            raise ValueError(f"contribution_detector: stage 2 was fitted with stage2_cue_window={bool(fitted_cues)}, "
+                             f"but the config says {self.stage2_cue_window}")
+        fitted_encoder = self.stage2.attrs.get("sentence_encoder")
+        if fitted_encoder is not None and fitted_encoder != backbone_record_name(self.sentence_encoder):
+            warnings.warn(f"contribution_detector: stage 2 was fitted with the sentence encoder {fitted_encoder!r}; "
+                          f"the config names {self.sentence_encoder!r}, so its title similarities may differ", stacklevel=2)
 
     # -- stage 2 ----------------------------------------------------------------------
     def sentence_vectors(self, texts: Sequence[str]) -> numpy.ndarray:
@@ -184,7 +209,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if self._encoder is None:
             from scholarly_nlp.ml import SentenceEncoder
 
-            self._encoder = SentenceEncoder(self.cfg["sentence_encoder"])
+            self._encoder = SentenceEncoder(self.sentence_encoder)
         return self._encoder.encode(list(texts))
 
     def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]]) -> list[numpy.ndarray]:
@@ -196,14 +221,19 @@ class ContributionDetector(TrainingState, TrainablePipe):
             if len(spans) != len(probs):
                 raise ValueError(f"contribution_detector: {len(probs)} stage-1 probabilities for "
                                  f"{len(spans)} introduction sentences of the doc {doc_label(doc)}")
-        titles = [doc.spans["title"][0].text if doc.spans.get("title") else "" for doc in docs]
-        texts = [s.text for spans in sentences for s in spans]
-        vectors = self.sentence_vectors(titles + texts)
-        out, start = [], len(docs)
+        scored = [i for i, spans in enumerate(sentences) if spans]  # docs without an introduction embed nothing
+        titles = [docs[i].spans["title"][0].text if docs[i].spans.get("title") else "" for i in scored]
+        texts = [s.text for i in scored for s in sentences[i]]
+        vectors = self.sentence_vectors(titles + texts) if scored else None
+        title_of = {i: row for row, i in enumerate(scored)}
+        out, start = [], len(scored)
         for i, (spans, probs) in enumerate(zip(sentences, stage1_probs)):
             cues = [cue_flags(s.text) for s in spans]
-            context = introduction_context(cues, vectors[start : start + len(spans)], vectors[i])
-            out.append(stage2_matrix([probs], context, cues if self.cfg["stage2_cue_window"] else None))
+            if spans:
+                context = introduction_context(cues, vectors[start : start + len(spans)], vectors[title_of[i]])
+            else:
+                context = introduction_context([], numpy.zeros((0, 1)), numpy.zeros(1))
+            out.append(stage2_matrix([probs], context, cues if self.stage2_cue_window else None))
             start += len(spans)
         return out
 
@@ -226,6 +256,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
             rows.append(matrix)
             labels.extend(gold[(s.start, s.end)] for s in spans)
         fit_boosted_trees(self.stage2, numpy.vstack(rows), numpy.asarray(labels), seed=seed)
+        self.stage2.attrs["cue_window"] = self.stage2_cue_window
+        self.stage2.attrs["sentence_encoder"] = backbone_record_name(self.sentence_encoder)
         return {"papers": len(docs), "sentences": len(labels), "positives": int(sum(labels))}
 
     def set_annotations(self, docs: Iterable[Doc], predictions: list[tuple[list, numpy.ndarray]]) -> None:
@@ -352,19 +384,24 @@ class ContributionDetector(TrainingState, TrainablePipe):
 
     # -- serialisation ----------------------------------------------------------------
     def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
-        """Save the pipe as spaCy does, plus the fitted stage 2 (``stage2``) when there is one."""
+        """Save the pipe as spaCy does, plus the fitted stage 2 (``stage2``) when there is one
+        (and no stale ``stage2`` file when there is none)."""
         super().to_disk(path, exclude=exclude)
-        if self.has_stage2 and STAGE2_FILE not in exclude:
-            self.stage2.to_disk(Path(path) / STAGE2_FILE)
+        if STAGE2_FILE in exclude:
+            return
+        stage2_path = Path(path) / STAGE2_FILE
+        if self.has_stage2:
+            self.stage2.to_disk(stage2_path)
+        elif stage2_path.exists():
+            stage2_path.unlink()
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
-        """Load what :meth:`to_disk` wrote (a folder without ``stage2`` leaves stage 2 unfitted)."""
+        """Load what :meth:`to_disk` wrote; a folder without ``stage2`` (such as one saved before
+        stage 2 existed) gives a detector without a fitted stage 2."""
         super().from_disk(path, exclude=exclude)
         stage2_path = Path(path) / STAGE2_FILE
-        if stage2_path.exists() and STAGE2_FILE not in exclude:
-            if self.stage2 is None:
-                raise ValueError(f"contribution_detector: {path} holds a fitted stage 2 but the config has no stage2 model")
-            self.stage2.from_disk(stage2_path)
+        if STAGE2_FILE not in exclude:
+            self._load_stage2((lambda model: model.from_disk(stage2_path)) if stage2_path.exists() else None, str(path))
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
@@ -373,14 +410,27 @@ class ContributionDetector(TrainingState, TrainablePipe):
         return srsly.msgpack_dumps({"pipe": super().to_bytes(exclude=exclude), STAGE2_FILE: stage2})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
-        """Load what :meth:`to_bytes` wrote."""
+        """Load what :meth:`to_bytes` wrote, or the plain spaCy bytes of a detector saved before
+        stage 2 existed (which has no fitted stage 2)."""
         data = srsly.msgpack_loads(bytes_data)
+        if not (isinstance(data, dict) and "pipe" in data):
+            data = {"pipe": bytes_data, STAGE2_FILE: None}
         super().from_bytes(data["pipe"], exclude=exclude)
-        if data.get(STAGE2_FILE) is not None and STAGE2_FILE not in exclude:
-            if self.stage2 is None:
-                raise ValueError("contribution_detector: the bytes hold a fitted stage 2 but the config has no stage2 model")
-            self.stage2.from_bytes(data[STAGE2_FILE])
+        if STAGE2_FILE not in exclude:
+            stage2 = data.get(STAGE2_FILE)
+            self._load_stage2((lambda model: model.from_bytes(stage2)) if stage2 is not None else None, "the bytes")
         return self
+
+    def _load_stage2(self, load: Optional[Callable[[Model], Any]], source: str) -> None:
+        """Load the stage 2 that ``source`` holds into ``self.stage2`` with ``load(model)``;
+        ``load`` None: ``source`` holds none, and any trees the pipe had are dropped."""
+        if load is None:
+            if self.has_stage2:
+                drop_trees(self.stage2)
+            return
+        if self.stage2 is None:
+            raise ValueError(f"contribution_detector: {source} holds a fitted stage 2 but the config has no stage2 model")
+        load(self.stage2)
 
 
 def doc_label(doc: Doc) -> str:

@@ -21,14 +21,13 @@ config) once per fold of the training papers and scores the held-out fold. Measu
 
 from __future__ import annotations
 
-import random
 import tempfile
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy
 
-from .data import CUE_PATTERNS
+from .data import CUE_PATTERNS, id_folds
 
 __all__ = [
     "NEIGHBOURS",
@@ -36,7 +35,6 @@ __all__ = [
     "introduction_context",
     "cue_window",
     "stage2_matrix",
-    "paper_folds",
     "train_stage1",
     "out_of_fold_scores",
 ]
@@ -71,6 +69,8 @@ def introduction_context(cues: Sequence[dict], sentence_vectors: numpy.ndarray,
     and per cue phrase whether this is its first occurrence in the introduction and how many
     sentences before had it (capped at 5, / 5)."""
     n = len(cues)
+    if n == 0:
+        return numpy.zeros((0, 8 + 2 * len(CUE_PATTERNS)))
     similarity = (numpy.asarray(sentence_vectors, dtype=numpy.float64).reshape(n, -1)
                   @ numpy.asarray(title_vector, dtype=numpy.float64).reshape(-1))
     rank = numpy.argsort(numpy.argsort(-similarity, kind="stable"), kind="stable")
@@ -108,15 +108,6 @@ def stage2_matrix(probs_by_input: Sequence[Sequence[float]], context: numpy.ndar
     return numpy.hstack(parts)
 
 
-def paper_folds(n_papers: int, k: int, seed: int) -> list[list[int]]:
-    """``k`` folds of paper indices ``0 .. n_papers - 1`` (shuffled with ``seed``, then dealt round-robin)."""
-    if not 2 <= k <= n_papers:
-        raise ValueError(f"need 2 <= folds <= papers, got {k} folds for {n_papers} papers")
-    order = list(range(n_papers))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[i::k]) for i in range(k)]
-
-
 def train_stage1(docs: Sequence[Any], config: Path, *, steps: int, seed: int = 0,
                  overrides: Optional[dict] = None, gpu_id: int = -1):
     """The pipeline ``spacy train config`` makes from training Docs ``docs`` (its ``model-last``;
@@ -140,15 +131,21 @@ def out_of_fold_scores(docs: Sequence[Any], config: Path, *, folds: int = 5, ste
                        overrides: Optional[dict] = None, pipe: str = "contribution_detector",
                        gpu_id: int = -1) -> list[numpy.ndarray]:
     """Per doc, the stage-1 probabilities of its introduction sentences from a
-    :func:`train_stage1` model fitted on the other folds (``folds`` folds by paper, one doc per
-    paper, shuffled with ``seed``)."""
+    :func:`train_stage1` model fitted on the other folds: ``folds`` folds of the docs' paper ids
+    (``doc._.paper_meta["paper_id"]``; :func:`.data.id_folds`, the benchmark's folds), so all the
+    docs of a paper fall in one fold."""
     docs = list(docs)
+    ids = []
+    for i, doc in enumerate(docs):
+        paper_id = (doc._.paper_meta or {}).get("paper_id")
+        if not paper_id:
+            raise ValueError(f"out_of_fold_scores: doc {i} has no paper id (doc._.paper_meta['paper_id'])")
+        ids.append(paper_id)
     out: list[Optional[numpy.ndarray]] = [None] * len(docs)
-    for fold in paper_folds(len(docs), folds, seed):
-        held = set(fold)
-        nlp = train_stage1([doc for i, doc in enumerate(docs) if i not in held], config, steps=steps, seed=seed,
-                           overrides=overrides, gpu_id=gpu_id)
-        detector = nlp.get_pipe(pipe)
-        for i, (_, probs) in zip(fold, detector.predict_stage1([docs[i] for i in fold])):
+    for fold in id_folds(ids, folds, seed):
+        scored = [i for i, paper_id in enumerate(ids) if paper_id in fold]
+        nlp = train_stage1([doc for doc, paper_id in zip(docs, ids) if paper_id not in fold], config, steps=steps,
+                           seed=seed, overrides=overrides, gpu_id=gpu_id)
+        for i, (_, probs) in zip(scored, nlp.get_pipe(pipe).predict_stage1([docs[i] for i in scored])):
             out[i] = numpy.asarray(probs, dtype=numpy.float64)
     return out

@@ -77,7 +77,8 @@ def main(argv=None) -> dict:
     fitted = detector.fit_stage2(docs, probs, seed=args.seed)
     nlp.to_disk(args.output)
     report = {**fitted, "folds": args.folds, "max_steps": args.max_steps, "seed": args.seed,
-              "sentence_encoder": detector.cfg["sentence_encoder"],
+              "sentence_encoder": detector.stage2.attrs["sentence_encoder"],
+              "cue_window": detector.stage2.attrs["cue_window"],
               "out_of_fold_stage1": out_of_fold_outcomes(docs, probs, detector.cfg["threshold"]),
               "seconds": round(time.perf_counter() - started, 1)}
     (args.output / "stage2_fit.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
