@@ -8,7 +8,7 @@ import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 from spacy.util import registry
 
-from scholarly_nlp.ml import BoostedTrees, fit_boosted_trees, has_trees
+from scholarly_nlp.ml import BoostedTrees, drop_trees, fit_boosted_trees, has_trees
 
 
 def _data(n: int = 1200, seed: int = 0):
@@ -61,6 +61,18 @@ def test_refit_on_other_features_replaces_the_trees():
                                   reference.predict_proba(X[:, :4])[:, 1], atol=1e-5)
     with pytest.raises(ValueError, match="rows of 4 features"):
         model.predict(X.astype("float32"))
+
+
+def test_drop_trees_forgets_the_ensemble_and_its_width():
+    X, y = _data(300)
+    model = fit_boosted_trees(BoostedTrees(n_trees=5), X, y)
+    narrow = fit_boosted_trees(BoostedTrees(n_trees=5), X[:, :3], y)
+    drop_trees(model)
+    assert not has_trees(model) and not model.has_dim("nI")
+    with pytest.raises(ValueError):
+        model.predict(X.astype("float32"))
+    model.from_bytes(narrow.to_bytes())  # trees of another width load once the old ones are gone
+    numpy.testing.assert_allclose(model.predict(X[:, :3].astype("float32")), narrow.predict(X[:, :3].astype("float32")))
 
 
 def test_thresholds_between_adjacent_float32_values():

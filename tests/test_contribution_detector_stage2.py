@@ -311,3 +311,60 @@ def test_out_of_fold_scores_never_score_a_paper_a_model_was_trained_on(ncg_docs,
     for doc, probs in zip(docs, scores):
         assert len(probs) == len(doc._.contribution_gold)
         assert ((probs >= 0) & (probs <= 1)).all()
+
+
+def test_training_stage1_again_drops_the_trees_it_was_fitted_on(stacked, ncg_docs, tmp_path):
+    """Trees fitted on one stage 1's scores are wrong for another: ``update`` and ``initialize``
+    drop them, with a warning."""
+    from thinc.api import Adam
+
+    nlp, _, _ = stacked
+    nlp.to_disk(tmp_path / "stacked")
+    copy = spacy.load(tmp_path / "stacked")
+    detector = copy.get_pipe("contribution_detector")
+    assert detector.has_stage2
+    with pytest.warns(UserWarning, match="update changes stage 1"):
+        copy.update([Example(d.copy(), d) for d in ncg_docs[:2]], sgd=Adam(0.001))
+    assert not detector.has_stage2
+    detector.from_disk(tmp_path / "stacked" / "contribution_detector", exclude=["vocab"])
+    assert detector.has_stage2
+    with pytest.warns(UserWarning, match="initialize changes stage 1"):
+        detector.initialize(lambda: [Example(d.copy(), d) for d in ncg_docs[:2]])
+    assert not detector.has_stage2
+
+
+def test_loading_trees_of_another_width_over_fitted_ones(stacked, backbone):
+    """Bytes of a detector fitted without the cue window load over one fitted with it, and the
+    config's switch is then checked against what the trees record."""
+    nlp, unseen, _ = stacked
+    fitted_bytes = nlp.get_pipe("contribution_detector").to_bytes()
+    other = scholarly_nlp.blank()
+    other.add_pipe("contribution_detector", config={"sentence_encoder": backbone, "stage2_cue_window": False})
+    narrow = other.get_pipe("contribution_detector")
+    narrow.from_bytes(fitted_bytes)
+    stage1 = [p for _, p in narrow.predict_stage1(unseen)]
+    narrow.fit_stage2(unseen, stage1)
+    assert narrow.stage2.get_dim("nI") == narrow.stage2_width() == nlp.get_pipe("contribution_detector").stage2_width() - 3 * len(CUE_PATTERNS)
+    wide = nlp.get_pipe("contribution_detector")
+    wide_copy = scholarly_nlp.blank()
+    wide_copy.add_pipe("contribution_detector", config={"sentence_encoder": backbone})
+    target = wide_copy.get_pipe("contribution_detector")
+    target.from_bytes(fitted_bytes)
+    target.from_bytes(narrow.to_bytes())  # a narrower ensemble replaces the wider one
+    assert target.stage2.get_dim("nI") == narrow.stage2_width()
+    with pytest.raises(ValueError, match="stage2_cue_window=False"):
+        target.predict(unseen[:1])
+    assert wide.has_stage2
+
+
+def test_the_shipped_detector_carries_its_fitted_stage2():
+    from conftest import REPO
+
+    folder = REPO / "pipelines" / "scholarly_core" / "scholarly_core" / "pipeline" / "contribution_detector"
+    nlp = scholarly_nlp.blank()
+    detector = nlp.add_pipe("contribution_detector")
+    detector.from_disk(folder, exclude=["vocab"])
+    assert detector.has_stage2
+    assert detector.stage2.attrs["cue_window"] is True and detector.stage2.attrs["sentence_encoder"] == "all-MiniLM-L6-v2"
+    assert detector.stage2.get_dim("nI") == detector.stage2_width()
+    detector.check_stage2()  # the shipped config matches what the trees were fitted with

@@ -65,9 +65,11 @@ def has_trees(model: Model) -> bool:
 
 
 def drop_trees(model: Model) -> None:
-    """Forget the fitted ensemble (``has_trees`` is false afterwards; the settings stay)."""
+    """Forget the fitted ensemble and its input width (``has_trees`` is false afterwards; the
+    settings stay), so that trees of any width can be fitted or loaded next."""
     for name in _PARAMS:
         model.set_param(name, None)
+    model.set_dim("nI", None, force=True)
 
 
 def _forward(model: Model, X: Floats2d, is_train: bool) -> tuple[Floats2d, Callable]:

@@ -50,9 +50,9 @@ from scholarly_nlp import ComponentSpec
 from scholarly_nlp.ml import (DEFAULT_BACKBONE, TrainingState, backbone_record_name, drop_trees,
                               fit_boosted_trees, has_trees)
 
-from .data import cue_flags
+from .data import CUE_PATTERNS, cue_flags
 from .features import contribution_sentences, introduction_features, model_docs
-from .stacking import introduction_context, stage2_matrix
+from .stacking import NEIGHBOURS, introduction_context, stage2_matrix
 
 ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
 
@@ -149,7 +149,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
 
     # -- inference --------------------------------------------------------------------
     def predict_proba(self, texts: Sequence[str], features: Sequence[Sequence[str]]) -> numpy.ndarray:
-        """Probabilities (float32, one per sentence) for sentence texts with their context features."""
+        """Stage-1 probabilities (float32, one per sentence) for sentence texts with their context
+        features (stage 2 needs whole introductions: :meth:`predict`)."""
         texts = list(texts)
         if not texts:
             return numpy.zeros((0,), dtype="float32")
@@ -191,13 +192,29 @@ class ContributionDetector(TrainingState, TrainablePipe):
             out.append((sentences, probs))
         return out
 
+    def drop_stage2(self, reason: str) -> None:
+        """Forget fitted stage-2 trees (with a warning): they were fitted on scores of the stage 1
+        that ``reason`` (an ``initialize`` or ``update``) is about to change."""
+        if self.has_stage2:
+            warnings.warn(f"contribution_detector: {reason} changes stage 1, so the stage-2 trees fitted on its "
+                          "old scores are dropped; fit them again (fit-detector-stage2)", stacklevel=3)
+            drop_trees(self.stage2)
+
+    def stage2_width(self) -> int:
+        """How many features :meth:`stage2_features` computes per sentence with this config."""
+        return 2 * NEIGHBOURS + 6 + 8 + 2 * len(CUE_PATTERNS) + (3 * len(CUE_PATTERNS) if self.stage2_cue_window else 0)
+
     def check_stage2(self) -> None:
         """Refuse a fitted stage 2 whose recorded features differ from the configured ones
-        (``stage2_cue_window``); warn when it was fitted with another sentence encoder."""
+        (``stage2_cue_window``) or from what this version computes; warn when it was fitted
+        with another sentence encoder."""
         fitted_cues = self.stage2.attrs.get("cue_window")
         if fitted_cues is not None and bool(fitted_cues) != self.stage2_cue_window:
             raise ValueError(f"contribution_detector: stage 2 was fitted with stage2_cue_window={bool(fitted_cues)}, "
                              f"but the config says {self.stage2_cue_window}")
+        if self.stage2.get_dim("nI") != self.stage2_width():
+            raise ValueError(f"contribution_detector: stage 2 was fitted on {self.stage2.get_dim('nI')} features per "
+                             f"sentence; this version computes {self.stage2_width()}: fit it again (fit-detector-stage2)")
         fitted_encoder = self.stage2.attrs.get("sentence_encoder")
         if fitted_encoder is not None and fitted_encoder != backbone_record_name(self.sentence_encoder):
             warnings.warn(f"contribution_detector: stage 2 was fitted with the sentence encoder {fitted_encoder!r}; "
@@ -289,6 +306,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
         """
         examples = list(get_examples())
         validate_examples(examples, "ContributionDetector.initialize")
+        self.drop_stage2("initialize")
         texts, features, labels = self.training_data(examples[:20])
         if texts:
             X = model_docs(self._inner_vocab, texts[:200], features[:200])
@@ -313,6 +331,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
         texts, features, labels = self.training_data(examples)
         if not texts:
             return losses
+        self.drop_stage2("update")
         scores, backprop = self.model.begin_update(model_docs(self._inner_vocab, texts, features))
         loss, d_scores = self.get_loss(examples, scores, labels)
         backprop(d_scores)
@@ -430,6 +449,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
             return
         if self.stage2 is None:
             raise ValueError(f"contribution_detector: {source} holds a fitted stage 2 but the config has no stage2 model")
+        if self.has_stage2:  # thinc refuses new widths while params are set
+            drop_trees(self.stage2)
         load(self.stage2)
 
 
