@@ -50,6 +50,7 @@ setup(
             "scholarly_nlp.CrossEncoder.v1 = scholarly_nlp.ml.cross_encoder:CrossEncoder",
             "scholarly_nlp.BiEncoderScorer.v1 = scholarly_nlp.ml.bi_encoder_scorer:BiEncoderScorer",
             "scholarly_nlp.BoostedTrees.v1 = scholarly_nlp.ml.boosted_trees:BoostedTrees",
+            "scholarly_nlp.LogisticRegression.v1 = scholarly_nlp.ml.logistic:LogisticRegression",
             "scholarly_nlp.TransformerModel.v1 = scholarly_nlp.ml.abstract_spans:create_transformer_model",
         ],
         "spacy_span_getters": [

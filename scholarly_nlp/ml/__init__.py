@@ -2,7 +2,8 @@
 the pipe mixins built on them. ``__all__`` is the declared API; the submodules are internal.
 
 Importing the package registers its thinc architectures (``scholarly_nlp.CrossEncoder.v1``,
-``scholarly_nlp.BiEncoderScorer.v1``, ``scholarly_nlp.BoostedTrees.v1``; their modules
+``scholarly_nlp.BiEncoderScorer.v1``, ``scholarly_nlp.BoostedTrees.v1``,
+``scholarly_nlp.LogisticRegression.v1``; their modules
 import thinc, which spaCy has already loaded, and no Hugging Face library or scikit-learn),
 so a component that imports any name from here can name any of them in its config even
 where the entry points are not installed. The other names are loaded on first access:
@@ -15,11 +16,15 @@ from ..lazy_exports import lazy_exports
 from .bi_encoder_scorer import BiEncoderScorer
 from .boosted_trees import BoostedTrees
 from .cross_encoder import CrossEncoder
+from .logistic import LogisticRegression
 
 _EXPORTS = {
     "fit_boosted_trees": "boosted_trees",
     "has_trees": "boosted_trees",
     "drop_trees": "boosted_trees",
+    "fit_logistic_regression": "logistic",
+    "has_weights": "logistic",
+    "drop_weights": "logistic",
     "DEFAULT_BACKBONE": "backbones",
     "resolve_backbone": "backbones",
     "backbone_record_name": "backbones",
@@ -50,6 +55,6 @@ _EXPORTS = {
     "title_abstract_windows": "abstract_spans",
 }
 
-__all__ = sorted({"BiEncoderScorer", "BoostedTrees", "CrossEncoder", *_EXPORTS})
+__all__ = sorted({"BiEncoderScorer", "BoostedTrees", "CrossEncoder", "LogisticRegression", *_EXPORTS})
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -115,12 +115,7 @@ def fit_boosted_trees(model: Model, X: numpy.ndarray, y: numpy.ndarray, *, seed:
     """
     from sklearn.ensemble import GradientBoostingClassifier
 
-    X = numpy.asarray(X, dtype=numpy.float64)
-    y = numpy.asarray(y).reshape(-1).astype(int)
-    if X.ndim != 2 or len(X) != len(y):
-        raise ValueError(f"fit_boosted_trees: X of shape {X.shape} does not match {len(y)} labels")
-    if set(numpy.unique(y)) != {0, 1}:
-        raise ValueError("fit_boosted_trees: the labels must hold both classes, 0 and 1")
+    X, y = binary_training_rows(X, y, "fit_boosted_trees")
     weight = numpy.ones(len(y)) if sample_weight is None else numpy.asarray(sample_weight, dtype=numpy.float64).reshape(-1)
     if len(weight) != len(y):
         raise ValueError(f"fit_boosted_trees: {len(weight)} sample weights for {len(y)} rows")
@@ -133,6 +128,18 @@ def fit_boosted_trees(model: Model, X: numpy.ndarray, y: numpy.ndarray, *, seed:
     ).fit(X, y, sample_weight=weight)
     _copy_trees(model, [estimator.tree_ for estimator in fitted.estimators_[:, 0]], attrs["learning_rate"], X.shape[1])
     return model
+
+
+def binary_training_rows(X, y, caller: str) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """``(X, y)`` as float64 rows and int labels, checked for a binary fit: one label per row,
+    both classes present; ``caller`` names the fitting function in the error."""
+    X = numpy.asarray(X, dtype=numpy.float64)
+    y = numpy.asarray(y).reshape(-1).astype(int)
+    if X.ndim != 2 or len(X) != len(y):
+        raise ValueError(f"{caller}: X of shape {X.shape} does not match {len(y)} labels")
+    if set(numpy.unique(y)) != {0, 1}:
+        raise ValueError(f"{caller}: the labels must hold both classes, 0 and 1")
+    return X, y
 
 
 def _copy_trees(model: Model, trees: list, learning_rate: float, n_features: int) -> None:
