@@ -48,14 +48,16 @@ BOOTSTRAP = 2000
 
 
 def neighbour_embeddings(groups: list[list], encoder) -> numpy.ndarray:
-    """Per row: its embedding, the previous sentence's and the next one's (zeros at the ends)."""
+    """Per row: its embedding, the previous sentence's and the next one's (zeros at the ends;
+    :func:`scholarly_contribution_detector.stacking.neighbour_vectors`, what the detector's
+    embedding scorer reads)."""
+    from scholarly_contribution_detector.stacking import neighbour_vectors
+
     vectors = numpy.asarray(encoder.encode([row.sentence for rows in groups for row in rows]), dtype=numpy.float32)
     blocks, start = [], 0
     for rows in groups:
-        own = vectors[start : start + len(rows)]
+        blocks.append(neighbour_vectors(vectors[start : start + len(rows)]))
         start += len(rows)
-        zero = numpy.zeros((1, own.shape[1]), dtype=numpy.float32)
-        blocks.append(numpy.hstack([own, numpy.vstack([zero, own[:-1]]), numpy.vstack([own[1:], zero])]))
     return numpy.vstack(blocks)
 
 

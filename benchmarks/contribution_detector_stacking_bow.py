@@ -11,6 +11,10 @@ MiniLM included) and candidates:
 * stage 1 ``textcat_bow``: the project's config trained by ``spacy.cli.train.train`` (its
   ``model-last``, seed 0) on the training papers; out-of-fold scores from one such run per fold
   of grouped 5-fold CV;
+* optionally a second stage-1 input beside it, one of the logistic regressions of
+  ``contribution_detector_embeddings.py`` (``embedding``, ``embedding_context``,
+  ``tfidf_context_embedding``): the shipped detector holds ``embedding_context`` as its
+  ``embedding_scorer``;
 * stage 2: ``scholarly_nlp.BoostedTrees.v1`` over the relational and introduction features,
   with and without the cue windows, both tree settings; chosen by out-of-fold F1 on the
   training papers only; reported over fold seeds 0, 1, 2 with paired bootstraps against
@@ -34,8 +38,9 @@ from contribution_detector_stacking import TREE_SETTINGS, Stacker, arguments, fi
 
 BOW = "textcat_bow"
 DETECTOR_CONFIG = REPO_ROOT / "projects" / "contribution_linker" / "configs" / "detector.cfg"
-INPUTS = {BOW: (BOW,)}
-CANDIDATES = [(BOW, cues, trees) for cues in (False, True) for trees in TREE_SETTINGS]
+INPUTS = {BOW: (BOW,), "embedding+" + BOW: ("embedding", BOW), "embedding_context+" + BOW: ("embedding_context", BOW),
+          "tfidf_context_embedding+" + BOW: ("tfidf_context_embedding", BOW)}
+CANDIDATES = [(inputs, cues, trees) for inputs in INPUTS for cues in (False, True) for trees in TREE_SETTINGS]
 
 
 class BowStacker(Stacker):

@@ -8,12 +8,14 @@ import warnings
 import numpy
 import pytest
 import spacy
+import srsly
 from spacy.training import Example
 
 import scholarly_nlp
 from scholarly_contribution_detector import stacking
-from scholarly_contribution_detector.data import CUE_PATTERNS
+from scholarly_contribution_detector.data import CUE_PATTERNS, SECTION_KINDS, cue_flags
 from scholarly_contribution_detector.ncg_docs import ncg_doc
+from scholarly_nlp.ml import LogisticRegression, fit_logistic_regression, has_weights
 from scholarly_nlp.readers.ncg import iter_ncg_papers
 from test_contribution_detector import train
 
@@ -134,9 +136,17 @@ def test_an_unfitted_stage2_leaves_stage1_alone(ncg_docs, backbone):
 def test_fit_stage2_learns_from_every_introduction_sentence(stacked, ncg_docs):
     nlp, _, fitted = stacked
     gold = [g for d in ncg_docs[:18] for g in d._.contribution_gold]
+    outcome = fitted.pop("embedding_scorer")
     assert fitted == {"papers": 18, "sentences": len(gold), "positives": sum(int(g["label"]) for g in gold)}
+    # the embedding scorer's out-of-fold outcomes cover every gold positive once
+    assert outcome["tp"] + outcome["fn"] == fitted["positives"] and outcome["fp"] >= 0
     detector = nlp.get_pipe("contribution_detector")
-    assert detector.has_stage2 and detector.stage2.get_dim("nI") == 2 * stacking.NEIGHBOURS + 6 + 8 + 5 * len(CUE_PATTERNS)
+    assert detector.has_stage2 and detector.stage2_uses_embeddings and has_weights(detector.embedding_scorer)
+    # two probability sets (embedding scorer, n-grams) and the introduction context (no cue window)
+    width = 2 * (2 * stacking.NEIGHBOURS + 6) + 8 + 2 * len(CUE_PATTERNS)
+    assert detector.stage2.get_dim("nI") == width == detector.stage2_width()
+    dim = detector.sentence_vectors(["x"]).shape[1]
+    assert detector.embedding_scorer.get_dim("nI") == 3 * dim + stacking.SENTENCE_CONTEXT_WIDTH
 
 
 def test_predict_rescores_with_stage2(stacked):
@@ -144,7 +154,7 @@ def test_predict_rescores_with_stage2(stacked):
     detector = nlp.get_pipe("contribution_detector")
     first = detector.predict_stage1(unseen)
     both = detector.predict(unseen)
-    matrices = detector.stage2_features(unseen, [p for _, p in first])
+    matrices = detector.stage2_features(unseen, [p for _, p in first], embeddings=True)
     for (spans1, p1), (spans2, p2), matrix in zip(first, both, matrices):
         assert [s.start for s in spans1] == [s.start for s in spans2]
         expected = detector.stage2.predict(matrix.astype("float32"))[:, 0]
@@ -195,17 +205,18 @@ def test_stage2_features_are_the_benchmarks(stacked):
                          if section == "title" and not heading)
         vectors = detector.sentence_vectors([title] + [r.sentence for r in rows])
         cues = [r.cues for r in rows]
-        theirs = stacking.stage2_matrix([probs], stacking.introduction_context(cues, vectors[1:], vectors[0]), cues)
+        theirs = stacking.stage2_matrix([probs], stacking.introduction_context(cues, vectors[1:], vectors[0]),
+                                        cues if detector.stage2_cue_window else None)
         assert ours.shape == theirs.shape and ours == pytest.approx(theirs, abs=1e-5)
 
 
 def test_a_fitted_stage2_refuses_other_features_and_warns_of_another_encoder(stacked, monkeypatch):
     nlp, unseen, _ = stacked
     detector = nlp.get_pipe("contribution_detector")
-    monkeypatch.setattr(detector, "stage2_cue_window", False)
-    with pytest.raises(ValueError, match="stage2_cue_window=True"):
-        detector.predict(unseen[:1])
     monkeypatch.setattr(detector, "stage2_cue_window", True)
+    with pytest.raises(ValueError, match="stage2_cue_window=False"):
+        detector.predict(unseen[:1])
+    monkeypatch.setattr(detector, "stage2_cue_window", False)
     monkeypatch.setattr(detector, "sentence_encoder", "some-other-encoder")
     with pytest.warns(UserWarning, match="some-other-encoder"):
         detector.check_stage2()
@@ -216,6 +227,7 @@ def test_stage2_survives_disk_and_bytes(stacked, tmp_path):
     expected = [p for _, p in nlp.get_pipe("contribution_detector").predict(unseen)]
     nlp.to_disk(tmp_path / "pipeline")
     assert (tmp_path / "pipeline" / "contribution_detector" / "stage2").is_file()
+    assert (tmp_path / "pipeline" / "contribution_detector" / "embedding_scorer").is_file()
     loaded = spacy.load(tmp_path / "pipeline").get_pipe("contribution_detector")
     assert loaded.has_stage2
     assert all(numpy.allclose(a, b) for a, b in zip(expected, [p for _, p in loaded.predict(unseen)]))
@@ -223,7 +235,7 @@ def test_stage2_survives_disk_and_bytes(stacked, tmp_path):
     blank.add_pipe("contribution_detector", config={"sentence_encoder": loaded.sentence_encoder})
     blank.get_pipe("contribution_detector").from_bytes(nlp.get_pipe("contribution_detector").to_bytes())
     restored = blank.get_pipe("contribution_detector")
-    assert restored.has_stage2
+    assert restored.has_stage2 and has_weights(restored.embedding_scorer)
     assert all(numpy.allclose(a, b) for a, b in zip(expected, [p for _, p in restored.predict(unseen)]))
 
 
@@ -334,27 +346,29 @@ def test_training_stage1_again_drops_the_trees_it_was_fitted_on(stacked, ncg_doc
 
 
 def test_loading_trees_of_another_width_over_fitted_ones(stacked, backbone):
-    """Bytes of a detector fitted without the cue window load over one fitted with it, and the
-    config's switch is then checked against what the trees record."""
+    """Bytes of a detector fitted with the cue window load over one fitted without it (and back),
+    and the config's switch is then checked against what the trees record."""
     nlp, unseen, _ = stacked
     fitted_bytes = nlp.get_pipe("contribution_detector").to_bytes()
     other = scholarly_nlp.blank()
-    other.add_pipe("contribution_detector", config={"sentence_encoder": backbone, "stage2_cue_window": False})
-    narrow = other.get_pipe("contribution_detector")
-    narrow.from_bytes(fitted_bytes)
-    stage1 = [p for _, p in narrow.predict_stage1(unseen)]
-    narrow.fit_stage2(unseen, stage1)
-    assert narrow.stage2.get_dim("nI") == narrow.stage2_width() == nlp.get_pipe("contribution_detector").stage2_width() - 3 * len(CUE_PATTERNS)
-    wide = nlp.get_pipe("contribution_detector")
-    wide_copy = scholarly_nlp.blank()
-    wide_copy.add_pipe("contribution_detector", config={"sentence_encoder": backbone})
-    target = wide_copy.get_pipe("contribution_detector")
-    target.from_bytes(fitted_bytes)
-    target.from_bytes(narrow.to_bytes())  # a narrower ensemble replaces the wider one
-    assert target.stage2.get_dim("nI") == narrow.stage2_width()
-    with pytest.raises(ValueError, match="stage2_cue_window=False"):
+    other.add_pipe("contribution_detector", config={"sentence_encoder": backbone, "stage2_cue_window": True})
+    wide = other.get_pipe("contribution_detector")
+    wide.from_bytes(fitted_bytes)
+    stage1 = [p for _, p in wide.predict_stage1(unseen)]
+    wide.fit_stage2(unseen, stage1)
+    narrow = nlp.get_pipe("contribution_detector")
+    assert wide.stage2.get_dim("nI") == wide.stage2_width() == narrow.stage2_width() + 3 * len(CUE_PATTERNS)
+    copy = scholarly_nlp.blank()
+    copy.add_pipe("contribution_detector", config={"sentence_encoder": backbone})
+    target = copy.get_pipe("contribution_detector")
+    target.from_bytes(wide.to_bytes())
+    assert target.stage2.get_dim("nI") == wide.stage2_width()
+    with pytest.raises(ValueError, match="stage2_cue_window=True"):
         target.predict(unseen[:1])
-    assert wide.has_stage2
+    target.from_bytes(fitted_bytes)  # a narrower ensemble replaces the wider one
+    assert target.stage2.get_dim("nI") == narrow.stage2_width()
+    target.predict(unseen[:1])
+    assert narrow.has_stage2
 
 
 def test_the_shipped_detector_carries_its_fitted_stage2():
@@ -365,6 +379,125 @@ def test_the_shipped_detector_carries_its_fitted_stage2():
     detector = nlp.add_pipe("contribution_detector")
     detector.from_disk(folder, exclude=["vocab"])
     assert detector.has_stage2
-    assert detector.stage2.attrs["cue_window"] is True and detector.stage2.attrs["sentence_encoder"] == "all-MiniLM-L6-v2"
+    assert detector.stage2.attrs["cue_window"] is False and detector.stage2.attrs["sentence_encoder"] == "all-MiniLM-L6-v2"
+    assert detector.stage2_uses_embeddings and has_weights(detector.embedding_scorer)
     assert detector.stage2.get_dim("nI") == detector.stage2_width()
     detector.check_stage2()  # the shipped config matches what the trees were fitted with
+
+
+# --------------------------------------------------------------------------- the embedding scorer
+
+def test_the_embedding_scorer_is_scored_out_of_fold(stacked):
+    """Stage 2 learns from embedding-scorer probabilities of papers that scorer never saw: each
+    fold's probabilities are those of a regression fitted on the other folds only."""
+    from scholarly_contribution_detector.data import id_folds
+
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    docs = unseen[:6]
+    embedded = detector.embed_introductions(docs)
+    labels = [numpy.array([int(g["label"]) for g in d._.contribution_gold]) for d in docs]
+    oof = detector.out_of_fold_embedding_probs(docs, embedded, labels, folds=3, seed=1)
+    ids = [d._.paper_meta["paper_id"] for d in docs]
+    rows = detector.embedding_features(docs, embedded)
+    assert all(numpy.array_equal(r[:, : 3 * v.shape[1]], stacking.neighbour_vectors(v)) for r, (_, _, v) in zip(rows, embedded))
+    for fold in id_folds(ids, 3, seed=1):
+        train_rows = [i for i, pid in enumerate(ids) if pid not in fold]
+        alone = fit_logistic_regression(LogisticRegression(C=detector.embedding_scorer.attrs["C"]),
+                                        numpy.vstack([rows[i] for i in train_rows]),
+                                        numpy.concatenate([labels[i] for i in train_rows]), seed=1)
+        for i, pid in enumerate(ids):
+            if pid in fold:
+                assert oof[i] == pytest.approx(alone.predict(rows[i])[:, 0], abs=1e-6)
+    # the pipe's own fitted scorer is untouched by the folds (fitted on the 18 training papers)
+    assert detector.embedding_scorer.get_param("W").shape[1] == rows[0].shape[1]
+    assert not numpy.allclose(detector.embedding_probs(docs, embedded)[0], oof[0])
+
+
+def test_stage2_without_an_embedding_scorer(ncg_docs, backbone):
+    """``embedding_scorer = null`` fits stage 2 on the n-gram probabilities alone; a detector
+    configured with a scorer loads such trees (as it loads those shipped before the scorer)
+    and leaves its unfitted scorer out."""
+    nlp = train(ncg_docs[:12], epochs=1, sentence_encoder=backbone, embedding_scorer=None)
+    detector = nlp.get_pipe("contribution_detector")
+    stage1 = [p for _, p in detector.predict_stage1(ncg_docs[:12])]
+    fitted = detector.fit_stage2(ncg_docs[:12], stage1, folds=3)
+    assert fitted["embedding_scorer"] is None
+    assert not detector.stage2_uses_embeddings
+    assert detector.stage2.get_dim("nI") == detector.stage2_width() == detector.stage2_width(True) - (2 * stacking.NEIGHBOURS + 6)
+    expected = detector.predict(ncg_docs[12:14])
+    other = scholarly_nlp.blank()
+    configured = other.add_pipe("contribution_detector", config={"sentence_encoder": backbone})
+    configured.from_bytes(detector.to_bytes())
+    assert configured.has_stage2 and not configured.stage2_uses_embeddings
+    assert not has_weights(configured.embedding_scorer)
+    for (_, a), (_, b) in zip(expected, configured.predict(ncg_docs[12:14])):
+        assert a == pytest.approx(b, abs=1e-6)
+
+
+def test_trees_fitted_with_embeddings_need_the_fitted_scorer(stacked, backbone):
+    nlp, unseen, _ = stacked
+    data = srsly.msgpack_loads(nlp.get_pipe("contribution_detector").to_bytes())
+    data["embedding_scorer"] = None
+    other = scholarly_nlp.blank()
+    detector = other.add_pipe("contribution_detector", config={"sentence_encoder": backbone})
+    detector.from_bytes(srsly.msgpack_dumps(data))
+    assert detector.has_stage2 and detector.stage2_uses_embeddings
+    with pytest.raises(ValueError, match="no fitted embedding_scorer"):
+        detector.predict(unseen[:1])
+    nowhere = scholarly_nlp.blank()
+    without = nowhere.add_pipe("contribution_detector", config={"sentence_encoder": backbone, "embedding_scorer": None})
+    with pytest.raises(ValueError, match="holds a fitted embedding_scorer but the config has no embedding_scorer"):
+        without.from_bytes(nlp.get_pipe("contribution_detector").to_bytes())
+
+
+def test_embedding_scorer_must_be_a_logistic_regression():
+    nlp = scholarly_nlp.blank()
+    with pytest.raises(ValueError, match="LogisticRegression"):
+        nlp.add_pipe("contribution_detector", config={"embedding_scorer": {"@architectures": "scholarly_nlp.BoostedTrees.v1"}})
+
+
+def test_the_sentence_encoder_follows_the_pipe_onto_the_gpu(monkeypatch):
+    """The frozen encoder of stage 2 runs where the pipe's thinc model runs (after
+    ``spacy.require_gpu(n)``, thinc's ops are on GPU n), not always on the CPU."""
+    from types import SimpleNamespace
+
+    detector = scholarly_nlp.blank().add_pipe("contribution_detector")
+    assert detector.encoder_device() is None
+    monkeypatch.setattr(detector.model, "ops", SimpleNamespace(device_type="gpu", device_id=1))
+    assert detector.encoder_device() == "cuda:1"
+
+
+def test_sentence_context_is_the_baselines_dense_context():
+    """The embedding scorer's context columns equal the dense features of the TF-IDF baseline's
+    Featurizer (what ``benchmarks/contribution_detector_embeddings.py`` measured as
+    ``embedding_context``) on the introduction rows of real NCG papers."""
+    from scholarly_contribution_detector.baselines import Featurizer
+    from scholarly_contribution_detector.data import paper_rows
+    from scholarly_contribution_detector.features import introduction_features
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        papers = list(iter_ncg_papers(shared("nlpcontributiongraph")))[1::9][:12]
+    vocab = scholarly_nlp.blank().vocab
+    checked = 0
+    for paper in papers:
+        rows = [r for r in paper_rows(paper) if r.in_introduction]
+        doc = ncg_doc(paper, vocab)
+        ours = stacking.sentence_context(doc, introduction_features(doc)[0])
+        assert ours.shape == (len(rows), stacking.SENTENCE_CONTEXT_WIDTH)
+        assert ours == pytest.approx(Featurizer(context=True)._dense(rows))
+        checked += len(rows)
+    assert checked > 200
+    # a TEI paper gets the same columns from its own headings: its introduction's kind, paper
+    # positions that grow, the cue flags of each sentence and of the one before it
+    doc = scholarly_nlp.read(shared("tei", "acl", "D14-1205.tei.xml"))
+    sentences = introduction_features(doc)[0]
+    context = stacking.sentence_context(doc, sentences)
+    kinds = [kind for kind, _ in SECTION_KINDS] + ["other"]
+    assert len(sentences) > 5 and (context[:, kinds.index("introduction")] == 1).all()
+    bins = context[:, len(kinds) : len(kinds) + 10].argmax(axis=1)
+    assert (numpy.diff(bins) >= 0).all() and bins[0] <= 2
+    cues_at = len(kinds) + 13
+    for span, row in zip(sentences[1:], context[1:]):
+        assert row[cues_at : cues_at + len(CUE_PATTERNS)].tolist() == list(cue_flags(span.text).values())

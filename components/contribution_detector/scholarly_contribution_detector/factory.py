@@ -25,10 +25,14 @@ gives precision/recall/F1 of the positive class over the gold sentences.
 **Stage 2** (optional): ``stage2`` is a boosted-tree model (``scholarly_nlp.BoostedTrees.v1``)
 that rescores each introduction sentence from its stage-1 probability *relative to the rest of
 its introduction* (:mod:`.stacking`: neighbours' probabilities, rank, position, cosine to the
-title with the frozen ``sentence_encoder``, first cue phrases). ``spacy train`` leaves it
-unfitted, and an unfitted stage 2 is skipped; :meth:`ContributionDetector.fit_stage2` fits it
-on out-of-fold stage-1 probabilities (:func:`.stacking.out_of_fold_scores`; the contribution
-linker project's ``fit-detector-stage2`` step), and it is saved with the pipe.
+title with the frozen ``sentence_encoder``, first cue phrases). With an ``embedding_scorer``
+(a ``scholarly_nlp.LogisticRegression.v1`` over the frozen embeddings of each sentence and its
+neighbours and the sentence's place in the paper), stage 2 also sees that second stage-1
+probability and its relations. ``spacy
+train`` leaves both unfitted, and an unfitted stage 2 is skipped;
+:meth:`ContributionDetector.fit_stage2` fits them on out-of-fold stage-1 probabilities
+(:func:`.stacking.out_of_fold_scores`; the contribution linker project's
+``fit-detector-stage2`` step), and they are saved with the pipe.
 """
 
 # No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
@@ -47,12 +51,12 @@ import srsly
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec
-from scholarly_nlp.ml import (DEFAULT_BACKBONE, TrainingState, backbone_record_name, drop_trees,
-                              fit_boosted_trees, has_trees)
+from scholarly_nlp.ml import (DEFAULT_BACKBONE, TrainingState, backbone_record_name, drop_trees, drop_weights,
+                              fit_boosted_trees, fit_logistic_regression, has_trees, has_weights)
 
-from .data import CUE_PATTERNS, cue_flags
+from .data import CUE_PATTERNS, cue_flags, id_folds
 from .features import contribution_sentences, introduction_features, model_docs
-from .stacking import NEIGHBOURS, introduction_context, stage2_matrix
+from .stacking import NEIGHBOURS, introduction_context, neighbour_vectors, paper_ids, sentence_context, stage2_matrix
 
 ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
 
@@ -74,16 +78,33 @@ DEFAULT_STAGE2 = {
     "balanced": True,
 }
 """The stage-2 settings chosen by out-of-fold F1 on the training papers
-(``benchmarks/contribution_detector_stacking_bow.py``, candidate ``fast``)."""
+(``benchmarks/contribution_detector_stacking_bow.py``: candidate ``embedding_context+textcat_bow |
+cues=False | fast``, so with the embedding scorer and without the cue window)."""
+
+EMBEDDING_C = 0.3
+DEFAULT_EMBEDDING_SCORER = {
+    "@architectures": "scholarly_nlp.LogisticRegression.v1",
+    "C": EMBEDDING_C,
+    "balanced": True,
+}
+"""The second stage-1 scorer: a logistic regression over the frozen embeddings of the sentence
+and its two neighbours and the sentence's context in the paper (:func:`.stacking.sentence_context`),
+C chosen by grouped CV on the training papers (``benchmarks/contribution_detector_embeddings.py``,
+feature set ``embedding_context``)."""
 
 STAGE2_FILE = "stage2"
 STAGE2_MODEL = "scholarly_nlp.boosted_trees"
+EMBEDDING_FILE = "embedding_scorer"
+EMBEDDING_MODEL = "scholarly_nlp.logistic_regression"
+RELATIONAL_WIDTH = 2 * NEIGHBOURS + 6
+"""Features per stage-1 probability set (:func:`.stacking.relational_features`)."""
 
 
 SPEC = ComponentSpec(
     name="contribution_detector",
     default_config={"model": DEFAULT_MODEL, "threshold": 0.5, "positive_weight": 4.5, "stage2": DEFAULT_STAGE2,
-                    "stage2_cue_window": True, "sentence_encoder": DEFAULT_BACKBONE},
+                    "embedding_scorer": DEFAULT_EMBEDDING_SCORER, "stage2_cue_window": False,
+                    "sentence_encoder": DEFAULT_BACKBONE},
     assigns=list(ASSIGNS),
     default_score_weights={"contribution_f1": 1.0, "contribution_p": 0.0, "contribution_r": 0.0},
     extensions={
@@ -101,12 +122,12 @@ SPEC = ComponentSpec(
 
 @SPEC.factory
 def make_contribution_detector(nlp: Language, name: str, model: Model, threshold: float,
-                               positive_weight: float, stage2: Optional[Model], stage2_cue_window: bool,
-                               sentence_encoder: str) -> "ContributionDetector":
+                               positive_weight: float, stage2: Optional[Model], embedding_scorer: Optional[Model],
+                               stage2_cue_window: bool, sentence_encoder: str) -> "ContributionDetector":
     """spaCy factory of the contribution detector."""
     return ContributionDetector(nlp.vocab, model, name, threshold=threshold, positive_weight=positive_weight,
-                                stage2=stage2, stage2_cue_window=stage2_cue_window,
-                                sentence_encoder=sentence_encoder)
+                                stage2=stage2, embedding_scorer=embedding_scorer,
+                                stage2_cue_window=stage2_cue_window, sentence_encoder=sentence_encoder)
 
 
 def gold_items(doc: Doc) -> list[dict]:
@@ -121,7 +142,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "contribution_detector", *,
                  threshold: float = 0.5, positive_weight: float = 4.5, stage2: Optional[Model] = None,
-                 stage2_cue_window: bool = True, sentence_encoder: str = DEFAULT_BACKBONE):
+                 embedding_scorer: Optional[Model] = None, stage2_cue_window: bool = False,
+                 sentence_encoder: str = DEFAULT_BACKBONE):
         if not 0.0 <= float(threshold) <= 1.0:
             raise ValueError(f"contribution_detector: threshold must be in [0, 1], got {threshold!r}")
         if not float(positive_weight) > 0:
@@ -132,10 +154,14 @@ class ContributionDetector(TrainingState, TrainablePipe):
         self.name = name
         if stage2 is not None and stage2.name != STAGE2_MODEL:
             raise ValueError(f"contribution_detector: stage2 must be a scholarly_nlp.BoostedTrees.v1 model, got {stage2.name!r}")
+        if embedding_scorer is not None and embedding_scorer.name != EMBEDDING_MODEL:
+            raise ValueError("contribution_detector: embedding_scorer must be a scholarly_nlp.LogisticRegression.v1 "
+                             f"model, got {embedding_scorer.name!r}")
         self.cfg = {"threshold": float(threshold), "positive_weight": float(positive_weight)}
         # The config, not the saved cfg, says which encoder and features stage 2 uses: what a
         # fitted stage 2 was fitted with is recorded in its attrs and checked (check_stage2).
         self.stage2 = stage2
+        self.embedding_scorer = embedding_scorer
         self.stage2_cue_window = bool(stage2_cue_window)
         self.sentence_encoder = str(sentence_encoder)
         # the sentence Docs only feed hashed n-grams to the model: keep their strings out of nlp.vocab
@@ -146,6 +172,11 @@ class ContributionDetector(TrainingState, TrainablePipe):
     def has_stage2(self) -> bool:
         """Whether a fitted stage 2 rescores the stage-1 probabilities."""
         return self.stage2 is not None and has_trees(self.stage2)
+
+    @property
+    def stage2_uses_embeddings(self) -> bool:
+        """Whether the fitted stage 2 was fitted with the embedding scorer's probabilities."""
+        return self.has_stage2 and bool(self.stage2.attrs.get("embedding_scorer"))
 
     # -- inference --------------------------------------------------------------------
     def predict_proba(self, texts: Sequence[str], features: Sequence[Sequence[str]]) -> numpy.ndarray:
@@ -180,7 +211,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if not self.has_stage2:
             return stage1
         self.check_stage2()
-        matrices = self.stage2_features(docs, [probs for _, probs in stage1])
+        matrices = self.stage2_features(docs, [probs for _, probs in stage1], embeddings=self.stage2_uses_embeddings)
         out = []
         for doc, (sentences, probs), matrix in zip(docs, stage1, matrices):
             if len(sentences):
@@ -200,9 +231,13 @@ class ContributionDetector(TrainingState, TrainablePipe):
                           "old scores are dropped; fit them again (fit-detector-stage2)", stacklevel=3)
             drop_trees(self.stage2)
 
-    def stage2_width(self) -> int:
-        """How many features :meth:`stage2_features` computes per sentence with this config."""
-        return 2 * NEIGHBOURS + 6 + 8 + 2 * len(CUE_PATTERNS) + (3 * len(CUE_PATTERNS) if self.stage2_cue_window else 0)
+    def stage2_width(self, embeddings: Optional[bool] = None) -> int:
+        """How many features :meth:`stage2_features` computes per sentence with this config
+        (``embeddings``: with the embedding scorer's probabilities; default: when one is configured)."""
+        if embeddings is None:
+            embeddings = self.embedding_scorer is not None
+        return (RELATIONAL_WIDTH * (2 if embeddings else 1) + 8 + 2 * len(CUE_PATTERNS)
+                + (3 * len(CUE_PATTERNS) if self.stage2_cue_window else 0))
 
     def check_stage2(self) -> None:
         """Refuse a fitted stage 2 whose recorded features differ from the configured ones
@@ -212,9 +247,13 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if fitted_cues is not None and bool(fitted_cues) != self.stage2_cue_window:
             raise ValueError(f"contribution_detector: stage 2 was fitted with stage2_cue_window={bool(fitted_cues)}, "
                              f"but the config says {self.stage2_cue_window}")
-        if self.stage2.get_dim("nI") != self.stage2_width():
+        if self.stage2_uses_embeddings and not (self.embedding_scorer is not None and has_weights(self.embedding_scorer)):
+            raise ValueError("contribution_detector: stage 2 was fitted with the embedding scorer's probabilities, but "
+                             "the pipe has no fitted embedding_scorer: fit both again (fit-detector-stage2)")
+        if self.stage2.get_dim("nI") != self.stage2_width(self.stage2_uses_embeddings):
             raise ValueError(f"contribution_detector: stage 2 was fitted on {self.stage2.get_dim('nI')} features per "
-                             f"sentence; this version computes {self.stage2_width()}: fit it again (fit-detector-stage2)")
+                             f"sentence; this version computes {self.stage2_width(self.stage2_uses_embeddings)}: "
+                             "fit it again (fit-detector-stage2)")
         fitted_encoder = self.stage2.attrs.get("sentence_encoder")
         if fitted_encoder is not None and fitted_encoder != backbone_record_name(self.sentence_encoder):
             warnings.warn(f"contribution_detector: stage 2 was fitted with the sentence encoder {fitted_encoder!r}; "
@@ -222,60 +261,155 @@ class ContributionDetector(TrainingState, TrainablePipe):
 
     # -- stage 2 ----------------------------------------------------------------------
     def sentence_vectors(self, texts: Sequence[str]) -> numpy.ndarray:
-        """Unit sentence embeddings of ``texts`` from the frozen ``sentence_encoder`` (loaded once)."""
+        """Unit sentence embeddings of ``texts`` from the frozen ``sentence_encoder`` (loaded once,
+        on the GPU when the pipe's model runs there, as after ``spacy.require_gpu()``)."""
         if self._encoder is None:
             from scholarly_nlp.ml import SentenceEncoder
 
-            self._encoder = SentenceEncoder(self.sentence_encoder)
+            self._encoder = SentenceEncoder(self.sentence_encoder, device=self.encoder_device())
         return self._encoder.encode(list(texts))
 
-    def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]]) -> list[numpy.ndarray]:
-        """Per doc, the stage-2 rows of its introduction sentences (:func:`.stacking.stage2_matrix`)
-        from their stage-1 probabilities ``stage1_probs`` (one array per doc, aligned with
-        :func:`.features.introduction_features`); titles and sentences are embedded in one call."""
+    def encoder_device(self) -> Optional[str]:
+        """The torch device of the sentence encoder: the GPU the pipe's thinc ops use, else None (CPU)."""
+        ops = self.model.ops
+        return f"cuda:{ops.device_id}" if getattr(ops, "device_type", "cpu") == "gpu" else None
+
+    def embed_introductions(self, docs: Sequence[Doc]) -> list[tuple[list, Optional[numpy.ndarray], numpy.ndarray]]:
+        """Per doc: ``(introduction sentence Spans, title vector, sentence vectors)`` from the
+        frozen ``sentence_encoder``, all docs in one call; a doc without an introduction embeds
+        nothing (``(spans, None, (0, 1) array)``)."""
         sentences = [introduction_features(doc)[0] for doc in docs]
-        for doc, spans, probs in zip(docs, sentences, stage1_probs):
-            if len(spans) != len(probs):
-                raise ValueError(f"contribution_detector: {len(probs)} stage-1 probabilities for "
-                                 f"{len(spans)} introduction sentences of the doc {doc_label(doc)}")
-        scored = [i for i, spans in enumerate(sentences) if spans]  # docs without an introduction embed nothing
+        scored = [i for i, spans in enumerate(sentences) if spans]
         titles = [docs[i].spans["title"][0].text if docs[i].spans.get("title") else "" for i in scored]
         texts = [s.text for i in scored for s in sentences[i]]
         vectors = self.sentence_vectors(titles + texts) if scored else None
         title_of = {i: row for row, i in enumerate(scored)}
         out, start = [], len(scored)
-        for i, (spans, probs) in enumerate(zip(sentences, stage1_probs)):
-            cues = [cue_flags(s.text) for s in spans]
+        for i, spans in enumerate(sentences):
             if spans:
-                context = introduction_context(cues, vectors[start : start + len(spans)], vectors[title_of[i]])
+                out.append((spans, vectors[title_of[i]], vectors[start : start + len(spans)]))
             else:
-                context = introduction_context([], numpy.zeros((0, 1)), numpy.zeros(1))
-            out.append(stage2_matrix([probs], context, cues if self.stage2_cue_window else None))
+                out.append((spans, None, numpy.zeros((0, 1), dtype="float32")))
             start += len(spans)
         return out
 
-    def fit_stage2(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *, seed: int = 0) -> dict:
+    @staticmethod
+    def embedding_features(docs: Sequence[Doc], embedded: Sequence[tuple]) -> list[numpy.ndarray]:
+        """Per doc, the embedding scorer's rows of its introduction sentences: the embeddings of
+        the sentence and its two neighbours (:func:`.stacking.neighbour_vectors`), then the
+        sentence's context in the paper (:func:`.stacking.sentence_context`); ``embedded``: the
+        docs' :meth:`embed_introductions`."""
+        return [numpy.hstack([neighbour_vectors(vectors), sentence_context(doc, spans)]) if spans
+                else numpy.zeros((0, 0), dtype="float32") for doc, (spans, _, vectors) in zip(docs, embedded)]
+
+    def embedding_probs(self, docs: Sequence[Doc], embedded: Sequence[tuple]) -> list[numpy.ndarray]:
+        """The fitted embedding scorer's probability for each introduction sentence of each doc
+        (``embedded``: the docs' :meth:`embed_introductions`)."""
+        out = []
+        for rows in self.embedding_features(docs, embedded):
+            if not len(rows):
+                out.append(numpy.zeros((0,), dtype="float32"))
+                continue
+            probs = self.embedding_scorer.predict(rows)
+            out.append(self.model.ops.to_numpy(probs)[:, 0].astype("float32"))
+        return out
+
+    def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *,
+                        embeddings: bool = False, embedding_probs: Optional[Sequence[Sequence[float]]] = None,
+                        embedded: Optional[Sequence[tuple]] = None) -> list[numpy.ndarray]:
+        """Per doc, the stage-2 rows of its introduction sentences (:func:`.stacking.stage2_matrix`)
+        from their stage-1 probabilities ``stage1_probs`` (one array per doc, aligned with
+        :func:`.features.introduction_features`); titles and sentences are embedded in one call.
+        With ``embeddings``, the embedding scorer's probabilities come first: ``embedding_probs``
+        when given (out-of-fold ones, for fitting), else the fitted scorer's. ``embedded``: the
+        docs' :meth:`embed_introductions`, when the caller has them."""
+        if embedded is None:
+            embedded = self.embed_introductions(docs)
+        for doc, (spans, _, _), probs in zip(docs, embedded, stage1_probs):
+            if len(spans) != len(probs):
+                raise ValueError(f"contribution_detector: {len(probs)} stage-1 probabilities for "
+                                 f"{len(spans)} introduction sentences of the doc {doc_label(doc)}")
+        if embeddings and embedding_probs is None:
+            embedding_probs = self.embedding_probs(docs, embedded)
+        out = []
+        for i, ((spans, title, vectors), probs) in enumerate(zip(embedded, stage1_probs)):
+            cues = [cue_flags(s.text) for s in spans]
+            if spans:
+                context = introduction_context(cues, vectors, title)
+            else:
+                context = introduction_context([], numpy.zeros((0, 1)), numpy.zeros(1))
+            inputs = ([embedding_probs[i]] if embeddings else []) + [probs]
+            out.append(stage2_matrix(inputs, context, cues if self.stage2_cue_window else None))
+        return out
+
+    def out_of_fold_embedding_probs(self, docs: Sequence[Doc], embedded: Sequence[tuple],
+                                    labels: Sequence[numpy.ndarray], *, folds: int, seed: int) -> list[numpy.ndarray]:
+        """Per doc, the embedding scorer's probabilities from a copy fitted on the other folds
+        (``folds`` folds of the paper ids, :func:`.data.id_folds`, the folds of
+        :func:`.stacking.out_of_fold_scores`); ``embedded``: their :meth:`embed_introductions`;
+        ``labels``: each doc's gold per introduction sentence."""
+        ids = paper_ids(docs, "contribution_detector.fit_stage2")
+        rows = self.embedding_features(docs, embedded)
+        out: list[Optional[numpy.ndarray]] = [None] * len(docs)
+        for fold in id_folds(ids, folds, seed):
+            train = [i for i, paper_id in enumerate(ids) if paper_id not in fold and len(rows[i])]
+            scorer = fit_logistic_regression(self.embedding_scorer.copy(), numpy.vstack([rows[i] for i in train]),
+                                             numpy.concatenate([labels[i] for i in train]), seed=seed)
+            for i, paper_id in enumerate(ids):
+                if paper_id in fold:
+                    scored = scorer.predict(rows[i]) if len(rows[i]) else numpy.zeros((0, 1), dtype="float32")
+                    out[i] = self.model.ops.to_numpy(scored)[:, 0].astype("float32")
+        return out
+
+    def fit_stage2(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *, seed: int = 0,
+                   folds: int = 5) -> dict:
         """Fit stage 2 on training Docs with gold (``doc._.contribution_gold``) from their
-        *out-of-fold* stage-1 probabilities (:func:`.stacking.out_of_fold_scores`); returns
-        ``{"papers", "sentences", "positives"}`` it learnt from."""
+        *out-of-fold* stage-1 probabilities (:func:`.stacking.out_of_fold_scores`); with an
+        ``embedding_scorer``, also fit it: once per fold of ``folds`` (its out-of-fold
+        probabilities are what stage 2 learns from), then on all the docs. Returns
+        ``{"papers", "sentences", "positives", "embedding_scorer"}`` (the last: the embedding
+        scorer's out-of-fold ``tp``, ``fp``, ``fn`` at the threshold, or None without one)."""
         if self.stage2 is None:
             raise ValueError("contribution_detector: no stage2 model is configured")
         docs = list(docs)
-        matrices = self.stage2_features(docs, stage1_probs)
-        rows, labels = [], []
-        for doc, matrix in zip(docs, matrices):
+        if len(docs) != len(stage1_probs):
+            raise ValueError(f"contribution_detector: {len(stage1_probs)} stage-1 probability sets for {len(docs)} docs")
+        labels = []
+        for doc, probs in zip(docs, stage1_probs):
             spans = introduction_features(doc)[0]
+            if len(spans) != len(probs):
+                raise ValueError(f"contribution_detector: {len(probs)} stage-1 probabilities for "
+                                 f"{len(spans)} introduction sentences of the doc {doc_label(doc)}")
             gold = {(int(g["start"]), int(g["end"])): int(g["label"]) for g in gold_items(doc)}
             missing = [s.text[:60] for s in spans if (s.start, s.end) not in gold]
             if missing:
                 raise ValueError(f"contribution_detector: {len(missing)} introduction sentences of the doc "
                                  f"{doc_label(doc)} have no gold label (first: {missing[0]!r})")
-            rows.append(matrix)
-            labels.extend(gold[(s.start, s.end)] for s in spans)
-        fit_boosted_trees(self.stage2, numpy.vstack(rows), numpy.asarray(labels), seed=seed)
+            labels.append(numpy.array([gold[(s.start, s.end)] for s in spans], dtype=int))
+        embeddings = self.embedding_scorer is not None
+        papers = len(set(paper_ids(docs, "contribution_detector.fit_stage2"))) if embeddings else folds
+        if papers < folds:
+            raise ValueError(f"contribution_detector: the embedding scorer is fitted out of fold over {folds} folds, "
+                             f"but the docs hold {papers} papers")
+        embedded = self.embed_introductions(docs)
+        oof, outcome = None, None
+        if embeddings:
+            oof = self.out_of_fold_embedding_probs(docs, embedded, labels, folds=folds, seed=seed)
+            chosen = numpy.concatenate(oof) >= self.cfg["threshold"]
+            truth = numpy.concatenate(labels).astype(bool)
+            outcome = {"tp": int((chosen & truth).sum()), "fp": int((chosen & ~truth).sum()),
+                       "fn": int((~chosen & truth).sum())}
+        matrices = self.stage2_features(docs, stage1_probs, embeddings=embeddings, embedding_probs=oof,
+                                        embedded=embedded)
+        y = numpy.concatenate(labels)
+        fit_boosted_trees(self.stage2, numpy.vstack(matrices), y, seed=seed)
+        if embeddings:
+            rows = [r for r in self.embedding_features(docs, embedded) if len(r)]
+            fit_logistic_regression(self.embedding_scorer, numpy.vstack(rows), y, seed=seed)
         self.stage2.attrs["cue_window"] = self.stage2_cue_window
+        self.stage2.attrs["embedding_scorer"] = embeddings
         self.stage2.attrs["sentence_encoder"] = backbone_record_name(self.sentence_encoder)
-        return {"papers": len(docs), "sentences": len(labels), "positives": int(sum(labels))}
+        return {"papers": len(docs), "sentences": len(y), "positives": int(y.sum()), "embedding_scorer": outcome}
 
     def set_annotations(self, docs: Iterable[Doc], predictions: list[tuple[list, numpy.ndarray]]) -> None:
         """Write ``contribution_scores`` and ``contribution_sentence_offsets`` (see the module docstring)."""
@@ -402,56 +536,70 @@ class ContributionDetector(TrainingState, TrainablePipe):
         return {"contribution_p": precision, "contribution_r": recall, "contribution_f1": f1}
 
     # -- serialisation ----------------------------------------------------------------
+    def fitted_parts(self) -> dict[str, tuple[Optional[Model], Callable[[Model], bool], Callable[[Model], None]]]:
+        """The parts fitted outside ``spacy train``, by file name: ``(model, is fitted, forget the fit)``."""
+        return {STAGE2_FILE: (self.stage2, has_trees, drop_trees),
+                EMBEDDING_FILE: (self.embedding_scorer, has_weights, drop_weights)}
+
     def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
-        """Save the pipe as spaCy does, plus the fitted stage 2 (``stage2``) when there is one
-        (and no stale ``stage2`` file when there is none)."""
+        """Save the pipe as spaCy does, plus the fitted stage 2 (``stage2``) and embedding scorer
+        (``embedding_scorer``) when there are (and no stale file of either when there are not)."""
         super().to_disk(path, exclude=exclude)
-        if STAGE2_FILE in exclude:
-            return
-        stage2_path = Path(path) / STAGE2_FILE
-        if self.has_stage2:
-            self.stage2.to_disk(stage2_path)
-        elif stage2_path.exists():
-            stage2_path.unlink()
+        for name, (model, fitted, _) in self.fitted_parts().items():
+            if name in exclude:
+                continue
+            part_path = Path(path) / name
+            if model is not None and fitted(model):
+                model.to_disk(part_path)
+            elif part_path.exists():
+                part_path.unlink()
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
         """Load what :meth:`to_disk` wrote; a folder without ``stage2`` (such as one saved before
-        stage 2 existed) gives a detector without a fitted stage 2."""
+        stage 2 existed) gives a detector without a fitted stage 2, and likewise for the
+        embedding scorer."""
         super().from_disk(path, exclude=exclude)
-        stage2_path = Path(path) / STAGE2_FILE
-        if STAGE2_FILE not in exclude:
-            self._load_stage2((lambda model: model.from_disk(stage2_path)) if stage2_path.exists() else None, str(path))
+        for name in self.fitted_parts():
+            part_path = Path(path) / name
+            if name not in exclude:
+                self._load_part(name, (lambda model, p=part_path: model.from_disk(p)) if part_path.exists() else None,
+                                str(path))
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        """The pipe's bytes as spaCy writes them, with the fitted stage 2's."""
-        stage2 = self.stage2.to_bytes() if self.has_stage2 and STAGE2_FILE not in exclude else None
-        return srsly.msgpack_dumps({"pipe": super().to_bytes(exclude=exclude), STAGE2_FILE: stage2})
+        """The pipe's bytes as spaCy writes them, with the fitted parts' (stage 2, embedding scorer)."""
+        data = {"pipe": super().to_bytes(exclude=exclude)}
+        for name, (model, fitted, _) in self.fitted_parts().items():
+            data[name] = model.to_bytes() if model is not None and fitted(model) and name not in exclude else None
+        return srsly.msgpack_dumps(data)
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
         """Load what :meth:`to_bytes` wrote, or the plain spaCy bytes of a detector saved before
-        stage 2 existed (which has no fitted stage 2)."""
+        stage 2 existed (which has no fitted stage 2 or embedding scorer)."""
         data = srsly.msgpack_loads(bytes_data)
         if not (isinstance(data, dict) and "pipe" in data):
-            data = {"pipe": bytes_data, STAGE2_FILE: None}
+            data = {"pipe": bytes_data}
         super().from_bytes(data["pipe"], exclude=exclude)
-        if STAGE2_FILE not in exclude:
-            stage2 = data.get(STAGE2_FILE)
-            self._load_stage2((lambda model: model.from_bytes(stage2)) if stage2 is not None else None, "the bytes")
+        for name in self.fitted_parts():
+            if name not in exclude:
+                part = data.get(name)
+                self._load_part(name, (lambda model, b=part: model.from_bytes(b)) if part is not None else None,
+                                "the bytes")
         return self
 
-    def _load_stage2(self, load: Optional[Callable[[Model], Any]], source: str) -> None:
-        """Load the stage 2 that ``source`` holds into ``self.stage2`` with ``load(model)``;
-        ``load`` None: ``source`` holds none, and any trees the pipe had are dropped."""
+    def _load_part(self, name: str, load: Optional[Callable[[Model], Any]], source: str) -> None:
+        """Load the fitted part ``name`` that ``source`` holds with ``load(model)``; ``load``
+        None: ``source`` holds none, and any fit the pipe had is dropped."""
+        model, fitted, drop = self.fitted_parts()[name]
         if load is None:
-            if self.has_stage2:
-                drop_trees(self.stage2)
+            if model is not None and fitted(model):
+                drop(model)
             return
-        if self.stage2 is None:
-            raise ValueError(f"contribution_detector: {source} holds a fitted stage 2 but the config has no stage2 model")
-        if self.has_stage2:  # thinc refuses new widths while params are set
-            drop_trees(self.stage2)
-        load(self.stage2)
+        if model is None:
+            raise ValueError(f"contribution_detector: {source} holds a fitted {name} but the config has no {name} model")
+        if fitted(model):  # thinc refuses new widths while params are set
+            drop(model)
+        load(model)
 
 
 def doc_label(doc: Doc) -> str:

@@ -11,12 +11,16 @@ boosted-tree model (``scholarly_nlp.BoostedTrees.v1``) over, per introduction se
 * :func:`introduction_context`: position in the introduction, cosine to the paper's title
   (frozen sentence embeddings), first occurrence of each cue phrase of
   :data:`.data.CUE_PATTERNS`;
-* optionally :func:`cue_window`: the cue flags of the sentence and its two neighbours.
+* optionally :func:`cue_window`: the cue flags of the sentence and its two neighbours;
+* optionally a second stage-1 probability set, from a logistic regression over the frozen
+  embeddings of the sentence and its two neighbours (:func:`neighbour_vectors`): the n-gram
+  model and the embeddings err on different sentences.
 
 Stage 2 must learn from stage-1 scores of sentences the stage-1 model was *not* fitted on:
 :func:`out_of_fold_scores` trains the stage-1 recipe (``spacy train`` with the detector's
-config) once per fold of the training papers and scores the held-out fold. Measured in
-``benchmarks/contribution_detector_stacking_bow.py``.
+config) once per fold of the training papers and scores the held-out fold, and the embedding
+regression is fitted once per fold the same way (``ContributionDetector.fit_stage2``). Measured
+in ``benchmarks/contribution_detector_stacking_bow.py``.
 """
 
 from __future__ import annotations
@@ -27,13 +31,17 @@ from typing import Any, Optional, Sequence
 
 import numpy
 
-from .data import CUE_PATTERNS, id_folds
+from .data import CUE_PATTERNS, SECTION_KINDS, cue_flags, id_folds, section_kind
 
 __all__ = [
     "NEIGHBOURS",
     "relational_features",
     "introduction_context",
     "cue_window",
+    "neighbour_vectors",
+    "sentence_context",
+    "SENTENCE_CONTEXT_WIDTH",
+    "paper_ids",
     "stage2_matrix",
     "train_stage1",
     "out_of_fold_scores",
@@ -97,6 +105,81 @@ def cue_window(cues: Sequence[dict]) -> numpy.ndarray:
     return numpy.hstack([flags, numpy.vstack([zero, flags[:-1]]), numpy.vstack([flags[1:], zero])])
 
 
+def neighbour_vectors(vectors: numpy.ndarray) -> numpy.ndarray:
+    """Per sentence of one introduction (``vectors``: its sentence embeddings in order): its own
+    embedding, the previous sentence's and the next one's (zeros past the ends), side by side."""
+    vectors = numpy.asarray(vectors, dtype=numpy.float32)
+    if vectors.ndim != 2:
+        raise ValueError(f"neighbour_vectors: expected a (sentences, width) array, got shape {vectors.shape}")
+    zero = numpy.zeros((min(1, len(vectors)), vectors.shape[1]), dtype=numpy.float32)
+    return numpy.hstack([vectors, numpy.vstack([zero, vectors[:-1]]), numpy.vstack([vectors[1:], zero])])
+
+
+SENTENCE_CONTEXT_WIDTH = len(SECTION_KINDS) + 1 + 10 + 3 + 3 * len(CUE_PATTERNS)
+"""Columns of :func:`sentence_context`."""
+
+
+def sentence_context(doc: Any, sentences: Sequence[Any]) -> numpy.ndarray:
+    """Per sentence Span of ``sentences`` (introduction sentences of the paper Doc ``doc``), the
+    dense context features of the TF-IDF baseline (:class:`.baselines.Featurizer`), computed
+    from the Doc: the coarse kind of its section (one-hot over :data:`.data.SECTION_KINDS` and
+    other), its position in the paper (10 bins over ``doc.sents``), its position in its section
+    run, whether it is a heading and in the introduction (0 and 1 here), the cue flags of the
+    sentence and of the one before it in the paper, and the cue flags again (crossed with the
+    introduction flag, as the baseline does). A sentence's section is the text of the last
+    heading sentence (``doc.spans["section_heads"]``) before it, and a run ends where a heading
+    names another section, as NCG's per-line section labels do, so an NCG paper's Doc gives the
+    baseline's rows exactly."""
+    kinds = [kind for kind, _ in SECTION_KINDS] + ["other"]
+    cues = list(CUE_PATTERNS)
+    all_sentences = list(doc.sents)
+    n = len(all_sentences)
+    head_spans = sorted((span.start, span.end) for span in doc.spans.get("section_heads", []))
+    labels: list[Optional[str]] = []
+    for sentence in all_sentences:
+        heading = any(lo <= sentence.start < hi for lo, hi in head_spans)  # TEI sentences end in "\n\n"
+        labels.append(sentence.text.strip() if heading else (labels[-1] if labels else None))
+    run_of: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or labels[i] != labels[i - 1]:
+            run_of.extend([(start, i)] * (i - start))
+            start = i
+    index = {sentence.start: i for i, sentence in enumerate(all_sentences)}
+    out = numpy.zeros((len(sentences), SENTENCE_CONTEXT_WIDTH), dtype=numpy.float32)
+    for r, sentence in enumerate(sentences):
+        i = index.get(sentence.start)
+        if i is None:
+            raise ValueError(f"sentence_context: the sentence {sentence.text[:60]!r} does not start a sentence of the doc")
+        lo, hi = run_of[i]
+        out[r, kinds.index(section_kind(labels[i] or ""))] = 1.0
+        col = len(kinds)
+        out[r, col + min(9, int(i / max(1, n - 1) * 10))] = 1.0
+        col += 10
+        out[r, col] = (i - lo) / max(1, hi - lo - 1)
+        out[r, col + 2] = 1.0  # in the introduction; col + 1, a heading, stays 0
+        col += 3
+        own = cue_flags(sentence.text)
+        before = cue_flags(all_sentences[i - 1].text) if i else {name: 0 for name in cues}
+        for j, name in enumerate(cues):
+            out[r, col + j] = own[name]
+            out[r, col + len(cues) + j] = before[name]
+            out[r, col + 2 * len(cues) + j] = own[name]
+    return out
+
+
+def paper_ids(docs: Sequence[Any], caller: str) -> list[str]:
+    """The docs' paper ids (``doc._.paper_meta["paper_id"]``), which folds group by; ``caller``
+    names the function in the error for a doc without one."""
+    ids = []
+    for i, doc in enumerate(docs):
+        paper_id = (doc._.paper_meta or {}).get("paper_id")
+        if not paper_id:
+            raise ValueError(f"{caller}: doc {i} has no paper id (doc._.paper_meta['paper_id'])")
+        ids.append(paper_id)
+    return ids
+
+
 def stage2_matrix(probs_by_input: Sequence[Sequence[float]], context: numpy.ndarray,
                   cues: Optional[Sequence[dict]]) -> numpy.ndarray:
     """The stage-2 rows of one introduction: the :func:`relational_features` of each stage-1
@@ -135,12 +218,7 @@ def out_of_fold_scores(docs: Sequence[Any], config: Path, *, folds: int = 5, ste
     (``doc._.paper_meta["paper_id"]``; :func:`.data.id_folds`, the benchmark's folds), so all the
     docs of a paper fall in one fold."""
     docs = list(docs)
-    ids = []
-    for i, doc in enumerate(docs):
-        paper_id = (doc._.paper_meta or {}).get("paper_id")
-        if not paper_id:
-            raise ValueError(f"out_of_fold_scores: doc {i} has no paper id (doc._.paper_meta['paper_id'])")
-        ids.append(paper_id)
+    ids = paper_ids(docs, "out_of_fold_scores")
     out: list[Optional[numpy.ndarray]] = [None] * len(docs)
     for fold in id_folds(ids, folds, seed):
         scored = [i for i, paper_id in enumerate(ids) if paper_id in fold]

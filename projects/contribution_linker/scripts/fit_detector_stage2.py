@@ -5,11 +5,13 @@ learns to trust scores that are better than they will be on new papers. So this 
 stage-1 recipe (``spacy train`` with ``--config``, ``--max-steps`` steps, its ``model-last``)
 once per fold of ``--folds`` folds of the training papers, scores each held-out fold
 (``scholarly_contribution_detector.stacking.out_of_fold_scores``), fits the stage-2 trees of
-the ``--stage1`` pipeline on those scores (``ContributionDetector.fit_stage2``) and writes the
-pipeline, both stages, to ``--output``. ``--stage1`` should be the same recipe trained on all the
+the ``--stage1`` pipeline on those scores (``ContributionDetector.fit_stage2``, which also fits
+the detector's embedding scorer, out of fold over the same folds and then on all the papers)
+and writes the pipeline, both stages, to ``--output``. ``--stage1`` should be the same recipe trained on all the
 training papers (``train-detector``'s ``model-last``). Prints and writes to
 ``<output>/stage2_fit.json``: the papers and sentences learnt from and the out-of-fold
-stage-1 precision, recall and F1 at the detector's threshold.
+precision, recall and F1 at the detector's threshold of the n-gram stage 1 and of the
+embedding scorer.
 
     python scripts/fit_detector_stage2.py --train corpus/detector_train.spacy --config configs/detector.cfg
         --stage1 training/detector/model-last --output training/detector/stacked
@@ -47,6 +49,11 @@ def out_of_fold_outcomes(docs, probs, threshold: float) -> dict:
             tp += int(predicted and label)
             fp += int(predicted and not label)
             fn += int(label and not predicted)
+    return outcome_scores(tp, fp, fn)
+
+
+def outcome_scores(tp: int, fp: int, fn: int) -> dict:
+    """Precision, recall and F1 of pooled counts, with the counts."""
     precision = tp / max(tp + fp, 1)
     recall = tp / max(tp + fn, 1)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -74,12 +81,14 @@ def main(argv=None) -> dict:
         raise SystemExit(f"{args.train}: {len(docs)} papers with gold, fewer than --folds {args.folds}")
     probs = out_of_fold_scores(docs, args.config, folds=args.folds, steps=args.max_steps, seed=args.seed,
                                pipe=PIPE, gpu_id=args.gpu_id)
-    fitted = detector.fit_stage2(docs, probs, seed=args.seed)
+    fitted = detector.fit_stage2(docs, probs, seed=args.seed, folds=args.folds)
     nlp.to_disk(args.output)
+    embedding = fitted.pop("embedding_scorer")
     report = {**fitted, "folds": args.folds, "max_steps": args.max_steps, "seed": args.seed,
               "sentence_encoder": detector.stage2.attrs["sentence_encoder"],
               "cue_window": detector.stage2.attrs["cue_window"],
               "out_of_fold_stage1": out_of_fold_outcomes(docs, probs, detector.cfg["threshold"]),
+              "out_of_fold_embedding_scorer": outcome_scores(**embedding) if embedding else None,
               "seconds": round(time.perf_counter() - started, 1)}
     (args.output / "stage2_fit.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
     print(json.dumps(report, indent=2))
