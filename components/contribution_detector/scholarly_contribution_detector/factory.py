@@ -28,11 +28,12 @@ its introduction* (:mod:`.stacking`: neighbours' probabilities, rank, position, 
 title with the frozen ``sentence_encoder``, first cue phrases). With an ``embedding_scorer``
 (a ``scholarly_nlp.LogisticRegression.v1`` over the frozen embeddings of each sentence and its
 neighbours and the sentence's place in the paper), stage 2 also sees that second stage-1
-probability and its relations. ``spacy
-train`` leaves both unfitted, and an unfitted stage 2 is skipped;
-:meth:`ContributionDetector.fit_stage2` fits them on out-of-fold stage-1 probabilities
-(:func:`.stacking.out_of_fold_scores`; the contribution linker project's
-``fit-detector-stage2`` step), and they are saved with the pipe.
+probability and its relations. ``spacy train`` leaves both unfitted, and an unfitted stage 2 is
+skipped. :meth:`ContributionDetector.fit_stage2` fits the embedding scorer on the gold labels,
+once per fold of the training papers and then on all of them, and the trees on out-of-fold
+probabilities of both stage-1 scorers (the n-gram model's from
+:func:`.stacking.out_of_fold_scores`; the contribution linker project's ``fit-detector-stage2``
+step); both are saved with the pipe.
 """
 
 # No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
@@ -96,6 +97,8 @@ STAGE2_FILE = "stage2"
 STAGE2_MODEL = "scholarly_nlp.boosted_trees"
 EMBEDDING_FILE = "embedding_scorer"
 EMBEDDING_MODEL = "scholarly_nlp.logistic_regression"
+STAGE2_RECORDS = ("cue_window", "embedding_scorer", "sentence_encoder")
+"""What fitted trees record in their attrs about the features they were fitted on."""
 RELATIONAL_WIDTH = 2 * NEIGHBOURS + 6
 """Features per stage-1 probability set (:func:`.stacking.relational_features`)."""
 
@@ -219,7 +222,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
                     rescored = self.stage2.predict(matrix.astype("float32"))
                 except ValueError as error:
                     raise ValueError(f"contribution_detector: stage 2 failed on the doc {doc_label(doc)}: {error}") from error
-                probs = self.model.ops.to_numpy(rescored)[:, 0].astype("float32")
+                probs = self.stage2.ops.to_numpy(rescored)[:, 0].astype("float32")
             out.append((sentences, probs))
         return out
 
@@ -311,7 +314,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
                 out.append(numpy.zeros((0,), dtype="float32"))
                 continue
             probs = self.embedding_scorer.predict(rows)
-            out.append(self.model.ops.to_numpy(probs)[:, 0].astype("float32"))
+            out.append(self.embedding_scorer.ops.to_numpy(probs)[:, 0].astype("float32"))
         return out
 
     def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *,
@@ -358,7 +361,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
             for i, paper_id in enumerate(ids):
                 if paper_id in fold:
                     scored = scorer.predict(rows[i]) if len(rows[i]) else numpy.zeros((0, 1), dtype="float32")
-                    out[i] = self.model.ops.to_numpy(scored)[:, 0].astype("float32")
+                    # the copy may hold other ops than the pipe's (spacy train switches them to the GPU)
+                    out[i] = scorer.ops.to_numpy(scored)[:, 0].astype("float32")
         return out
 
     def fit_stage2(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *, seed: int = 0,
@@ -591,6 +595,11 @@ class ContributionDetector(TrainingState, TrainablePipe):
         """Load the fitted part ``name`` that ``source`` holds with ``load(model)``; ``load``
         None: ``source`` holds none, and any fit the pipe had is dropped."""
         model, fitted, drop = self.fitted_parts()[name]
+        if model is not None and name == STAGE2_FILE:
+            # thinc keeps attrs the loaded bytes lack: trees saved before a record existed must
+            # not inherit the one of the trees they replace
+            for key in STAGE2_RECORDS:
+                model.attrs.pop(key, None)
         if load is None:
             if model is not None and fitted(model):
                 drop(model)

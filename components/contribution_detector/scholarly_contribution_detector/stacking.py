@@ -127,9 +127,10 @@ def sentence_context(doc: Any, sentences: Sequence[Any]) -> numpy.ndarray:
     run, whether it is a heading and in the introduction (0 and 1 here), the cue flags of the
     sentence and of the one before it in the paper, and the cue flags again (crossed with the
     introduction flag, as the baseline does). A sentence's section is the text of the last
-    heading sentence (``doc.spans["section_heads"]``) before it, and a run ends where a heading
-    names another section, as NCG's per-line section labels do, so an NCG paper's Doc gives the
-    baseline's rows exactly."""
+    heading sentence (``doc.spans["section_heads"]``) before it (without one, the title of the
+    ``doc.spans["sections"]`` span that holds it), and a run ends where a heading names another
+    section, as NCG's per-line section labels do, so an NCG paper's Doc gives the baseline's rows
+    exactly."""
     kinds = [kind for kind, _ in SECTION_KINDS] + ["other"]
     cues = list(CUE_PATTERNS)
     all_sentences = list(doc.sents)
@@ -139,6 +140,10 @@ def sentence_context(doc: Any, sentences: Sequence[Any]) -> numpy.ndarray:
     for sentence in all_sentences:
         heading = any(lo <= sentence.start < hi for lo, hi in head_spans)  # TEI sentences end in "\n\n"
         labels.append(sentence.text.strip() if heading else (labels[-1] if labels else None))
+    sections = [(span.start, span.end, span.label_) for span in doc.spans.get("sections", [])]
+    for i, sentence in enumerate(all_sentences):
+        if labels[i] is None:
+            labels[i] = next((title for lo, hi, title in sections if lo <= sentence.start < hi), None)
     run_of: list[tuple[int, int]] = []
     start = 0
     for i in range(1, n + 1):
