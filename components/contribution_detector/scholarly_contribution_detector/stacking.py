@@ -13,8 +13,9 @@ boosted-tree model (``scholarly_nlp.BoostedTrees.v1``) over, per introduction se
   :data:`.data.CUE_PATTERNS`;
 * optionally :func:`cue_window`: the cue flags of the sentence and its two neighbours;
 * optionally a second stage-1 probability set, from a logistic regression over the frozen
-  embeddings of the sentence and its two neighbours (:func:`neighbour_vectors`): the n-gram
-  model and the embeddings err on different sentences.
+  embeddings of the sentence and its two neighbours (:func:`neighbour_vectors`) and the
+  sentence's context in the paper (:func:`sentence_context`): the n-gram model and the
+  embeddings err on different sentences.
 
 Stage 2 must learn from stage-1 scores of sentences the stage-1 model was *not* fitted on:
 :func:`out_of_fold_scores` trains the stage-1 recipe (``spacy train`` with the detector's
