@@ -68,6 +68,17 @@ def test_cue_window_neighbours_and_empty():
     assert stacking.cue_window([]).shape == (0, 3 * k)
 
 
+def test_beside_neighbours_pads_the_ends_with_zeros_and_keeps_the_dtype():
+    rows = numpy.array([[1, 2], [3, 4], [5, 6]], dtype=numpy.float32)
+    out = stacking.beside_neighbours(rows)
+    assert out.dtype == numpy.float32
+    assert out.tolist() == [[1, 2, 0, 0, 3, 4], [3, 4, 1, 2, 5, 6], [5, 6, 3, 4, 0, 0]]
+    assert stacking.beside_neighbours(numpy.zeros((1, 2))).tolist() == [[0.0] * 6]
+    assert stacking.beside_neighbours(numpy.zeros((0, 4))).shape == (0, 12)
+    with pytest.raises(ValueError, match=r"beside_neighbours: expected a \(sentences, width\) array"):
+        stacking.beside_neighbours(numpy.zeros(3))
+
+
 def test_stage2_matrix_lays_the_blocks_side_by_side():
     cues = [_cues(we=1), _cues()]
     context = stacking.introduction_context(cues, numpy.eye(2), numpy.array([1.0, 0.0]))

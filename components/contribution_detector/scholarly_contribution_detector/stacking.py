@@ -38,6 +38,7 @@ __all__ = [
     "NEIGHBOURS",
     "relational_features",
     "introduction_context",
+    "beside_neighbours",
     "cue_window",
     "neighbour_vectors",
     "sentence_context",
@@ -96,24 +97,26 @@ def introduction_context(cues: Sequence[dict], sentence_vectors: numpy.ndarray,
     return numpy.asarray(out, dtype=numpy.float64).reshape(n, 8 + 2 * len(CUE_PATTERNS))
 
 
+def beside_neighbours(rows: numpy.ndarray) -> numpy.ndarray:
+    """Per row of ``rows`` (one introduction's sentences in order, one row each): the row, the
+    previous row and the next one (zeros past the ends), side by side."""
+    rows = numpy.asarray(rows)
+    if rows.ndim != 2:
+        raise ValueError(f"beside_neighbours: expected a (sentences, width) array, got shape {rows.shape}")
+    zero = numpy.zeros((min(1, len(rows)), rows.shape[1]), dtype=rows.dtype)
+    return numpy.hstack([rows, numpy.vstack([zero, rows[:-1]]), numpy.vstack([rows[1:], zero])])
+
+
 def cue_window(cues: Sequence[dict]) -> numpy.ndarray:
     """Per sentence: the cue flags of the sentence, the one before and the one after (0 past the ends)."""
     flags = numpy.array([[float(bool(c[cue])) for cue in CUE_PATTERNS] for c in cues], dtype=numpy.float64)
-    flags = flags.reshape(len(cues), len(CUE_PATTERNS))
-    if not len(cues):
-        return numpy.zeros((0, 3 * len(CUE_PATTERNS)))
-    zero = numpy.zeros((1, flags.shape[1]))
-    return numpy.hstack([flags, numpy.vstack([zero, flags[:-1]]), numpy.vstack([flags[1:], zero])])
+    return beside_neighbours(flags.reshape(len(cues), len(CUE_PATTERNS)))
 
 
 def neighbour_vectors(vectors: numpy.ndarray) -> numpy.ndarray:
     """Per sentence of one introduction (``vectors``: its sentence embeddings in order): its own
     embedding, the previous sentence's and the next one's (zeros past the ends), side by side."""
-    vectors = numpy.asarray(vectors, dtype=numpy.float32)
-    if vectors.ndim != 2:
-        raise ValueError(f"neighbour_vectors: expected a (sentences, width) array, got shape {vectors.shape}")
-    zero = numpy.zeros((min(1, len(vectors)), vectors.shape[1]), dtype=numpy.float32)
-    return numpy.hstack([vectors, numpy.vstack([zero, vectors[:-1]]), numpy.vstack([vectors[1:], zero])])
+    return beside_neighbours(numpy.asarray(vectors, dtype=numpy.float32))
 
 
 SENTENCE_CONTEXT_WIDTH = len(SECTION_KINDS) + 1 + 10 + 3 + 3 * len(CUE_PATTERNS)
