@@ -250,12 +250,12 @@ def stacking_inputs(data: Path):
     return papers, train, held_ids, rows_of, emb_of, context, cues
 
 
-def arguments(argv, description: str, out_name: str) -> argparse.Namespace:
-    """The stacking benchmarks' command line: ``--data``, ``--seeds``, ``--out`` (default
-    ``benchmarks/results/<out_name>``)."""
+def arguments(argv, description: str, out_name: str, seeds: tuple = (0, 1, 2)) -> argparse.Namespace:
+    """The stacking benchmarks' command line: ``--data``, ``--seeds`` (default ``seeds``),
+    ``--out`` (default ``benchmarks/results/<out_name>``)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(seeds))
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / out_name)
     return parser.parse_args(argv)
 
