@@ -6,7 +6,8 @@ regression beside it, boosted trees on both; ``contribution_detector_stacking_bo
 the same 142 / 35 split and the same chosen stage 2 (no cue windows, ``fast`` trees):
 
 * ``abstract``: five more stage-2 columns per introduction sentence, from the frozen MiniLM
-  vectors of the paper's abstract sentences (:func:`abstract_similarity`): the sentence's best
+  vectors of the paper's abstract sentences
+  (:func:`scholarly_contribution_detector.stacking.abstract_similarity`): the sentence's best
   and mean-of-top-2 cosine to an abstract sentence, whether its best cosine ranks in the
   introduction's top 3 and top 6, and its ratio to the introduction's highest. A contribution
   statement often restates a claim of the abstract.
@@ -41,9 +42,9 @@ from contribution_detector_stacking import (  # noqa: E402
     summary,
 )
 from contribution_detector_stacking_bow import BOW, BowStacker  # noqa: E402
+from scholarly_contribution_detector.stacking import abstract_similarity  # noqa: E402
 
 EMBEDDING = "embedding_context"
-ABSTRACT_COLUMNS = 5
 
 
 def abstract_vectors(papers, encoder) -> dict:
@@ -57,21 +58,6 @@ def abstract_vectors(papers, encoder) -> dict:
         out[pid] = vectors[start : start + len(texts)]
         start += len(texts)
     return out
-
-
-def abstract_similarity(sentence_vectors: numpy.ndarray, abstract: numpy.ndarray) -> numpy.ndarray:
-    """Per introduction sentence (its unit vector a row of ``sentence_vectors``): best and
-    mean-of-top-2 cosine to the abstract's sentences, whether the best ranks in the
-    introduction's top 3 and top 6, and its ratio to the introduction's highest (all 0 for a
-    paper without an abstract)."""
-    n = len(sentence_vectors)
-    if not len(abstract) or not n:
-        return numpy.zeros((n, ABSTRACT_COLUMNS))
-    similarity = numpy.asarray(sentence_vectors, dtype=numpy.float64) @ abstract.T
-    best = similarity.max(axis=1)
-    top2 = numpy.sort(similarity, axis=1)[:, -2:].mean(axis=1)
-    rank = numpy.argsort(numpy.argsort(-best, kind="stable"), kind="stable")
-    return numpy.column_stack([best, top2, rank < 3, rank < 6, best / max(best.max(), 1e-6)])
 
 
 def main(argv=None) -> dict:

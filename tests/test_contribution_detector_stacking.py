@@ -159,16 +159,3 @@ def test_bow_stage1_is_the_project_recipe_without_held_out_papers(monkeypatch):
     for pid in ids[-2:]:
         assert len(scores[pid]) == len(rows_of[pid])
         assert ((scores[pid] >= 0) & (scores[pid] <= 1)).all()
-
-
-def test_abstract_similarity_columns_from_hand_checked_vectors():
-    with benchmark_modules("contribution_detector_abstract") as (abstract,):
-        sentences = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
-        summary_sentences = numpy.array([[1.0, 0.0], [0.8, 0.6]])
-        out = abstract.abstract_similarity(sentences, summary_sentences)
-        assert out.shape == (3, abstract.ABSTRACT_COLUMNS)
-        assert out[:, 0] == pytest.approx([1.0, 0.6, 0.96])  # best cosine to an abstract sentence
-        assert out[:, 1] == pytest.approx([0.9, 0.3, 0.78])  # mean of the two best
-        assert out[:, 2].tolist() == [1.0, 1.0, 1.0] and out[:, 3].tolist() == [1.0, 1.0, 1.0]
-        assert out[:, 4] == pytest.approx([1.0, 0.6, 0.96])  # ratio to the introduction's highest
-        assert abstract.abstract_similarity(sentences, numpy.zeros((0, 2))).tolist() == [[0.0] * 5] * 3

@@ -160,7 +160,7 @@ def test_fit_stage2_learns_from_every_introduction_sentence(stacked, ncg_docs):
     assert outcome["tp"] > 0
     assert detector.has_stage2 and detector.stage2_uses_embeddings and has_weights(detector.embedding_scorer)
     # two probability sets (embedding scorer, n-grams) and the introduction context (no cue window)
-    width = 2 * (2 * stacking.NEIGHBOURS + 6) + 8 + 2 * len(CUE_PATTERNS)
+    width = 2 * (2 * stacking.NEIGHBOURS + 6) + 8 + 2 * len(CUE_PATTERNS) + stacking.ABSTRACT_COLUMNS
     assert detector.stage2.get_dim("nI") == width == detector.stage2_width()
     dim = detector.sentence_vectors(["x"]).shape[1]
     assert detector.embedding_scorer.get_dim("nI") == 3 * dim + stacking.SENTENCE_CONTEXT_WIDTH
@@ -171,7 +171,7 @@ def test_predict_rescores_with_stage2(stacked):
     detector = nlp.get_pipe("contribution_detector")
     first = detector.predict_stage1(unseen)
     both = detector.predict(unseen)
-    matrices = detector.stage2_features(unseen, [p for _, p in first], embeddings=True)
+    matrices = detector.stage2_features(unseen, [p for _, p in first], embeddings=True, abstract=True)
     for (spans1, p1), (spans2, p2), matrix in zip(first, both, matrices):
         assert [s.start for s in spans1] == [s.start for s in spans2]
         expected = detector.stage2.predict(matrix.astype("float32"))[:, 0]
@@ -225,6 +225,14 @@ def test_stage2_features_are_the_benchmarks(stacked):
         theirs = stacking.stage2_matrix([probs], stacking.introduction_context(cues, vectors[1:], vectors[0]),
                                         cues if detector.stage2_cue_window else None)
         assert ours.shape == theirs.shape and ours == pytest.approx(theirs, abs=1e-5)
+        # with the abstract: the benchmark's abstract sentences (section "abstract", no heading)
+        (with_abstract,) = detector.stage2_features([doc], [probs], abstract=True)
+        abstract = [t for t, section, heading in zip(paper.sentences, paper.sections, paper.is_heading)
+                    if section == "abstract" and not heading]
+        assert abstract
+        expected = stacking.abstract_similarity(vectors[1:], detector.sentence_vectors(abstract))
+        assert with_abstract[:, : ours.shape[1]] == pytest.approx(ours, abs=1e-6)
+        assert with_abstract[:, ours.shape[1] :] == pytest.approx(expected, abs=1e-5)
 
 
 def test_a_fitted_stage2_refuses_other_features_and_warns_of_another_encoder(stacked, monkeypatch):
@@ -417,7 +425,7 @@ def test_the_embedding_scorer_is_scored_out_of_fold(stacked):
     oof = detector.out_of_fold_embedding_probs(docs, embedded, labels, folds=3, seed=1)
     ids = [d._.paper_meta["paper_id"] for d in docs]
     rows = detector.embedding_features(docs, embedded)
-    assert all(numpy.array_equal(r[:, : 3 * v.shape[1]], stacking.neighbour_vectors(v)) for r, (_, _, v) in zip(rows, embedded))
+    assert all(numpy.array_equal(r[:, : 3 * v.shape[1]], stacking.neighbour_vectors(v)) for r, (_, _, v, _) in zip(rows, embedded))
     for fold in id_folds(ids, 3, seed=1):
         train_rows = [i for i, pid in enumerate(ids) if pid not in fold]
         alone = fit_logistic_regression(LogisticRegression(C=detector.embedding_scorer.attrs["C"]),
@@ -543,3 +551,43 @@ def test_sentence_context_is_the_baselines_dense_context():
     headless.spans["section_heads"] = []
     fallback = stacking.sentence_context(headless, introduction_features(headless)[0])
     assert len(fallback) == len(sentences) and (fallback[:, kinds.index("introduction")] == 1).all()
+
+
+def test_abstract_similarity_columns_from_hand_checked_vectors():
+    sentences = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    abstract = numpy.array([[1.0, 0.0], [0.8, 0.6]])
+    out = stacking.abstract_similarity(sentences, abstract)
+    assert out.shape == (3, stacking.ABSTRACT_COLUMNS)
+    assert out[:, 0] == pytest.approx([1.0, 0.6, 0.96])  # best cosine to an abstract sentence
+    assert out[:, 1] == pytest.approx([0.9, 0.3, 0.78])  # mean of the two best
+    assert out[:, 2].tolist() == [1.0, 1.0, 1.0] and out[:, 3].tolist() == [1.0, 1.0, 1.0]
+    assert out[:, 4] == pytest.approx([1.0, 0.6, 0.96])  # ratio to the introduction's highest
+    assert stacking.abstract_similarity(sentences, numpy.zeros((0, 2))).tolist() == [[0.0] * 5] * 3
+    assert stacking.abstract_similarity(numpy.zeros((0, 2)), abstract).shape == (0, 5)
+
+
+def test_trees_fitted_before_the_abstract_cosines_run_without_them(stacked, backbone):
+    """Trees saved before stage 2 read the abstract (no ``abstract`` record) run on the features
+    they were fitted on, also when loaded over trees that record it (thinc keeps attrs that
+    loaded bytes lack, so the newer record must not leak)."""
+    from scholarly_nlp.ml import fit_boosted_trees
+
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    assert detector.stage2_uses_abstract and detector.stage2.attrs["abstract"] is True
+    stage1 = [p for _, p in detector.predict_stage1(unseen)]
+    rows = detector.stage2_features(unseen, stage1, embeddings=True)
+    labels = numpy.zeros(sum(len(r) for r in rows), dtype=int)
+    labels[::4] = 1
+    old_trees = fit_boosted_trees(detector.stage2.copy(), numpy.vstack(rows), labels, seed=0)
+    del old_trees.attrs["abstract"]  # as trees saved before the record existed
+    data = srsly.msgpack_loads(detector.to_bytes())
+    data["stage2"] = old_trees.to_bytes()
+    target = scholarly_nlp.blank().add_pipe("contribution_detector", config={"sentence_encoder": backbone})
+    target.from_bytes(detector.to_bytes())
+    assert target.stage2_uses_abstract
+    target.from_bytes(srsly.msgpack_dumps(data))
+    assert target.has_stage2 and not target.stage2_uses_abstract and "abstract" not in target.stage2.attrs
+    assert target.stage2.get_dim("nI") == target.stage2_width(True, abstract=False) == rows[0].shape[1]
+    for (_, got), matrix in zip(target.predict(unseen), rows):
+        assert got == pytest.approx(old_trees.predict(matrix.astype("float32"))[:, 0], abs=1e-6)

@@ -112,7 +112,7 @@ def test_smoke_workflow(gold_path, tei_dir, tmp_path):
     fit = json.loads((project / "smoke" / "training" / "detector" / "stacked" / "stage2_fit.json").read_text())
     with_gold = [d for d in scholarly_nlp.load_docbin(project / "smoke" / "corpus" / "detector_train.spacy")
                  if d._.contribution_gold]
-    assert fit["papers"] == len(with_gold) > 0 and fit["folds"] == 3
+    assert fit["papers"] == len(with_gold) > 0 and fit["folds"] == 3 and fit["abstract"] is True
     assert fit["sentences"] == sum(len(d._.contribution_gold) for d in with_gold) and 0 < fit["positives"] < fit["sentences"]
     assert (project / "smoke" / "training" / "pipeline" / "contribution_detector" / "stage2").is_file()
 

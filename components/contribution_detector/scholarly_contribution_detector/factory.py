@@ -24,11 +24,11 @@ gives precision/recall/F1 of the positive class over the gold sentences.
 
 **Stage 2** (optional): ``stage2`` is a boosted-tree model (``scholarly_nlp.BoostedTrees.v1``)
 that rescores each introduction sentence from its stage-1 probability *relative to the rest of
-its introduction* (:mod:`.stacking`: neighbours' probabilities, rank, position, cosine to the
-title with the frozen ``sentence_encoder``, first cue phrases). With an ``embedding_scorer``
-(a ``scholarly_nlp.LogisticRegression.v1`` over the frozen embeddings of each sentence and its
-neighbours and the sentence's place in the paper), stage 2 also sees that second stage-1
-probability and its relations. ``spacy train`` leaves both unfitted, and an unfitted stage 2 is
+its introduction* (:mod:`.stacking`: neighbours' probabilities, rank, position, cosines to the
+title and to the abstract's sentences with the frozen ``sentence_encoder``, first cue phrases).
+With an ``embedding_scorer`` (a ``scholarly_nlp.LogisticRegression.v1`` over the frozen
+embeddings of each sentence and its neighbours and the sentence's place in the paper), stage 2
+also sees that second stage-1 probability and its relations. ``spacy train`` leaves both unfitted, and an unfitted stage 2 is
 skipped. :meth:`ContributionDetector.fit_stage2` fits the embedding scorer on the gold labels,
 once per fold of the training papers and then on all of them, and the trees on out-of-fold
 probabilities of both stage-1 scorers (the n-gram model's from
@@ -51,13 +51,14 @@ from spacy.vocab import Vocab
 import srsly
 from thinc.api import Model, Optimizer
 
-from scholarly_nlp import ComponentSpec
+from scholarly_nlp import ComponentSpec, abstract_sentences
 from scholarly_nlp.ml import (DEFAULT_BACKBONE, TrainingState, backbone_record_name, drop_trees, drop_weights,
                               fit_boosted_trees, fit_logistic_regression, has_trees, has_weights)
 
 from .data import CUE_PATTERNS, cue_flags, id_folds
 from .features import contribution_sentences, introduction_features, model_docs
-from .stacking import NEIGHBOURS, introduction_context, neighbour_vectors, paper_ids, sentence_context, stage2_matrix
+from .stacking import (ABSTRACT_COLUMNS, NEIGHBOURS, abstract_similarity, introduction_context, neighbour_vectors,
+                       paper_ids, sentence_context, stage2_matrix)
 
 ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
 
@@ -97,7 +98,7 @@ STAGE2_FILE = "stage2"
 STAGE2_MODEL = "scholarly_nlp.boosted_trees"
 EMBEDDING_FILE = "embedding_scorer"
 EMBEDDING_MODEL = "scholarly_nlp.logistic_regression"
-STAGE2_RECORDS = ("cue_window", "embedding_scorer", "sentence_encoder")
+STAGE2_RECORDS = ("abstract", "cue_window", "embedding_scorer", "sentence_encoder")
 """What fitted trees record in their attrs about the features they were fitted on."""
 RELATIONAL_WIDTH = 2 * NEIGHBOURS + 6
 """Features per stage-1 probability set (:func:`.stacking.relational_features`)."""
@@ -181,6 +182,12 @@ class ContributionDetector(TrainingState, TrainablePipe):
         """Whether the fitted stage 2 was fitted with the embedding scorer's probabilities."""
         return self.has_stage2 and bool(self.stage2.attrs.get("embedding_scorer"))
 
+    @property
+    def stage2_uses_abstract(self) -> bool:
+        """Whether the fitted stage 2 was fitted with the cosines to the abstract's sentences
+        (trees fitted before those existed record nothing and run without them)."""
+        return self.has_stage2 and bool(self.stage2.attrs.get("abstract"))
+
     # -- inference --------------------------------------------------------------------
     def predict_proba(self, texts: Sequence[str], features: Sequence[Sequence[str]]) -> numpy.ndarray:
         """Stage-1 probabilities (float32, one per sentence) for sentence texts with their context
@@ -214,7 +221,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if not self.has_stage2:
             return stage1
         self.check_stage2()
-        matrices = self.stage2_features(docs, [probs for _, probs in stage1], embeddings=self.stage2_uses_embeddings)
+        matrices = self.stage2_features(docs, [probs for _, probs in stage1], embeddings=self.stage2_uses_embeddings,
+                                        abstract=self.stage2_uses_abstract)
         out = []
         for doc, (sentences, probs), matrix in zip(docs, stage1, matrices):
             if len(sentences):
@@ -234,13 +242,14 @@ class ContributionDetector(TrainingState, TrainablePipe):
                           "old scores are dropped; fit them again (fit-detector-stage2)", stacklevel=3)
             drop_trees(self.stage2)
 
-    def stage2_width(self, embeddings: Optional[bool] = None) -> int:
+    def stage2_width(self, embeddings: Optional[bool] = None, abstract: bool = True) -> int:
         """How many features :meth:`stage2_features` computes per sentence with this config
-        (``embeddings``: with the embedding scorer's probabilities; default: when one is configured)."""
+        (``embeddings``: with the embedding scorer's probabilities, by default when one is
+        configured; ``abstract``: with the cosines to the abstract, as :meth:`fit_stage2` fits)."""
         if embeddings is None:
             embeddings = self.embedding_scorer is not None
         return (RELATIONAL_WIDTH * (2 if embeddings else 1) + 8 + 2 * len(CUE_PATTERNS)
-                + (3 * len(CUE_PATTERNS) if self.stage2_cue_window else 0))
+                + (ABSTRACT_COLUMNS if abstract else 0) + (3 * len(CUE_PATTERNS) if self.stage2_cue_window else 0))
 
     def check_stage2(self) -> None:
         """Refuse a fitted stage 2 whose recorded features differ from the configured ones
@@ -253,10 +262,10 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if self.stage2_uses_embeddings and not (self.embedding_scorer is not None and has_weights(self.embedding_scorer)):
             raise ValueError("contribution_detector: stage 2 was fitted with the embedding scorer's probabilities, but "
                              "the pipe has no fitted embedding_scorer: fit both again (fit-detector-stage2)")
-        if self.stage2.get_dim("nI") != self.stage2_width(self.stage2_uses_embeddings):
+        width = self.stage2_width(self.stage2_uses_embeddings, self.stage2_uses_abstract)
+        if self.stage2.get_dim("nI") != width:
             raise ValueError(f"contribution_detector: stage 2 was fitted on {self.stage2.get_dim('nI')} features per "
-                             f"sentence; this version computes {self.stage2_width(self.stage2_uses_embeddings)}: "
-                             "fit it again (fit-detector-stage2)")
+                             f"sentence; this version computes {width}: fit it again (fit-detector-stage2)")
         fitted_encoder = self.stage2.attrs.get("sentence_encoder")
         if fitted_encoder is not None and fitted_encoder != backbone_record_name(self.sentence_encoder):
             warnings.warn(f"contribution_detector: stage 2 was fitted with the sentence encoder {fitted_encoder!r}; "
@@ -277,22 +286,29 @@ class ContributionDetector(TrainingState, TrainablePipe):
         ops = self.model.ops
         return f"cuda:{ops.device_id}" if getattr(ops, "device_type", "cpu") == "gpu" else None
 
-    def embed_introductions(self, docs: Sequence[Doc]) -> list[tuple[list, Optional[numpy.ndarray], numpy.ndarray]]:
-        """Per doc: ``(introduction sentence Spans, title vector, sentence vectors)`` from the
-        frozen ``sentence_encoder``, all docs in one call; a doc without an introduction embeds
-        nothing (``(spans, None, (0, 1) array)``)."""
+    def embed_introductions(self, docs: Sequence[Doc]) -> list[tuple[list, Optional[numpy.ndarray], numpy.ndarray,
+                                                                      numpy.ndarray]]:
+        """Per doc: ``(introduction sentence Spans, title vector, sentence vectors, abstract
+        sentence vectors)`` from the frozen ``sentence_encoder``, all docs in one call; a doc
+        without an introduction embeds nothing (``(spans, None, (0, 1) array, (0, 1) array)``)."""
         sentences = [introduction_features(doc)[0] for doc in docs]
         scored = [i for i, spans in enumerate(sentences) if spans]
         titles = [docs[i].spans["title"][0].text if docs[i].spans.get("title") else "" for i in scored]
-        texts = [s.text for i in scored for s in sentences[i]]
+        abstracts = {i: [s.text for s in abstract_sentences(docs[i])] for i in scored}
+        texts = [s.text for i in scored for s in sentences[i]] + [t for i in scored for t in abstracts[i]]
         vectors = self.sentence_vectors(titles + texts) if scored else None
         title_of = {i: row for row, i in enumerate(scored)}
         out, start = [], len(scored)
+        abstract_start = start + sum(len(sentences[i]) for i in scored)
+        empty = numpy.zeros((0, 1), dtype="float32")
         for i, spans in enumerate(sentences):
             if spans:
-                out.append((spans, vectors[title_of[i]], vectors[start : start + len(spans)]))
+                n_abstract = len(abstracts[i])
+                out.append((spans, vectors[title_of[i]], vectors[start : start + len(spans)],
+                            vectors[abstract_start : abstract_start + n_abstract]))
+                abstract_start += n_abstract
             else:
-                out.append((spans, None, numpy.zeros((0, 1), dtype="float32")))
+                out.append((spans, None, empty, empty))
             start += len(spans)
         return out
 
@@ -303,7 +319,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
         sentence's context in the paper (:func:`.stacking.sentence_context`); ``embedded``: the
         docs' :meth:`embed_introductions`."""
         return [numpy.hstack([neighbour_vectors(vectors), sentence_context(doc, spans)]) if spans
-                else numpy.zeros((0, 0), dtype="float32") for doc, (spans, _, vectors) in zip(docs, embedded)]
+                else numpy.zeros((0, 0), dtype="float32") for doc, (spans, _, vectors, _) in zip(docs, embedded)]
 
     def embedding_probs(self, docs: Sequence[Doc], embedded: Sequence[tuple]) -> list[numpy.ndarray]:
         """The fitted embedding scorer's probability for each introduction sentence of each doc
@@ -318,29 +334,33 @@ class ContributionDetector(TrainingState, TrainablePipe):
         return out
 
     def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *,
-                        embeddings: bool = False, embedding_probs: Optional[Sequence[Sequence[float]]] = None,
+                        embeddings: bool = False, abstract: bool = False,
+                        embedding_probs: Optional[Sequence[Sequence[float]]] = None,
                         embedded: Optional[Sequence[tuple]] = None) -> list[numpy.ndarray]:
         """Per doc, the stage-2 rows of its introduction sentences (:func:`.stacking.stage2_matrix`)
         from their stage-1 probabilities ``stage1_probs`` (one array per doc, aligned with
         :func:`.features.introduction_features`); titles and sentences are embedded in one call.
         With ``embeddings``, the embedding scorer's probabilities come first: ``embedding_probs``
-        when given (out-of-fold ones, for fitting), else the fitted scorer's. ``embedded``: the
-        docs' :meth:`embed_introductions`, when the caller has them."""
+        when given (out-of-fold ones, for fitting), else the fitted scorer's. With ``abstract``,
+        the context ends with the sentences' :func:`.stacking.abstract_similarity`. ``embedded``:
+        the docs' :meth:`embed_introductions`, when the caller has them."""
         if embedded is None:
             embedded = self.embed_introductions(docs)
-        for doc, (spans, _, _), probs in zip(docs, embedded, stage1_probs):
+        for doc, (spans, _, _, _), probs in zip(docs, embedded, stage1_probs):
             if len(spans) != len(probs):
                 raise ValueError(f"contribution_detector: {len(probs)} stage-1 probabilities for "
                                  f"{len(spans)} introduction sentences of the doc {doc_label(doc)}")
         if embeddings and embedding_probs is None:
             embedding_probs = self.embedding_probs(docs, embedded)
         out = []
-        for i, ((spans, title, vectors), probs) in enumerate(zip(embedded, stage1_probs)):
+        for i, ((spans, title, vectors, abstract_vectors), probs) in enumerate(zip(embedded, stage1_probs)):
             cues = [cue_flags(s.text) for s in spans]
             if spans:
                 context = introduction_context(cues, vectors, title)
             else:
                 context = introduction_context([], numpy.zeros((0, 1)), numpy.zeros(1))
+            if abstract:
+                context = numpy.hstack([context, abstract_similarity(vectors, abstract_vectors)])
             inputs = ([embedding_probs[i]] if embeddings else []) + [probs]
             out.append(stage2_matrix(inputs, context, cues if self.stage2_cue_window else None))
         return out
@@ -368,7 +388,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
     def fit_stage2(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *, seed: int = 0,
                    folds: int = 5) -> dict:
         """Fit stage 2 on training Docs with gold (``doc._.contribution_gold``) from their
-        *out-of-fold* stage-1 probabilities (:func:`.stacking.out_of_fold_scores`); with an
+        *out-of-fold* stage-1 probabilities (:func:`.stacking.out_of_fold_scores`) and the
+        sentences' cosines to the abstract (recorded as ``abstract`` in its attrs); with an
         ``embedding_scorer``, also fit it: once per fold of ``folds`` (its out-of-fold
         probabilities are what stage 2 learns from), then on all the docs. Returns
         ``{"papers", "sentences", "positives", "embedding_scorer"}`` (the last: the embedding
@@ -403,13 +424,14 @@ class ContributionDetector(TrainingState, TrainablePipe):
             truth = numpy.concatenate(labels).astype(bool)
             outcome = {"tp": int((chosen & truth).sum()), "fp": int((chosen & ~truth).sum()),
                        "fn": int((~chosen & truth).sum())}
-        matrices = self.stage2_features(docs, stage1_probs, embeddings=embeddings, embedding_probs=oof,
+        matrices = self.stage2_features(docs, stage1_probs, embeddings=embeddings, abstract=True, embedding_probs=oof,
                                         embedded=embedded)
         y = numpy.concatenate(labels)
         fit_boosted_trees(self.stage2, numpy.vstack(matrices), y, seed=seed)
         if embeddings:
             rows = [r for r in self.embedding_features(docs, embedded) if len(r)]
             fit_logistic_regression(self.embedding_scorer, numpy.vstack(rows), y, seed=seed)
+        self.stage2.attrs["abstract"] = True
         self.stage2.attrs["cue_window"] = self.stage2_cue_window
         self.stage2.attrs["embedding_scorer"] = embeddings
         self.stage2.attrs["sentence_encoder"] = backbone_record_name(self.sentence_encoder)

@@ -11,6 +11,8 @@ boosted-tree model (``scholarly_nlp.BoostedTrees.v1``) over, per introduction se
 * :func:`introduction_context`: position in the introduction, cosine to the paper's title
   (frozen sentence embeddings), first occurrence of each cue phrase of
   :data:`.data.CUE_PATTERNS`;
+* :func:`abstract_similarity`: cosines to the paper's abstract sentences (a contribution
+  statement often restates a claim of the abstract);
 * optionally :func:`cue_window`: the cue flags of the sentence and its two neighbours;
 * optionally a second stage-1 probability set, from a logistic regression over the frozen
   embeddings of the sentence and its two neighbours (:func:`neighbour_vectors`) and the
@@ -38,6 +40,8 @@ __all__ = [
     "NEIGHBOURS",
     "relational_features",
     "introduction_context",
+    "ABSTRACT_COLUMNS",
+    "abstract_similarity",
     "beside_neighbours",
     "cue_window",
     "neighbour_vectors",
@@ -95,6 +99,28 @@ def introduction_context(cues: Sequence[dict], sentence_vectors: numpy.ndarray,
         for cue in CUE_PATTERNS:
             seen[cue] += int(bool(flags[cue]))
     return numpy.asarray(out, dtype=numpy.float64).reshape(n, 8 + 2 * len(CUE_PATTERNS))
+
+
+ABSTRACT_COLUMNS = 5
+"""Columns of :func:`abstract_similarity`."""
+
+
+def abstract_similarity(sentence_vectors: numpy.ndarray, abstract_vectors: numpy.ndarray) -> numpy.ndarray:
+    """Per introduction sentence (its unit vector a row of ``sentence_vectors``), from the unit
+    vectors of the paper's abstract sentences: its best and mean-of-top-2 cosine to an abstract
+    sentence, whether its best ranks in the introduction's top 3 and top 6, and its best's ratio
+    to the introduction's highest (all 0 for a paper without an abstract). Measured in
+    ``benchmarks/contribution_detector_abstract.py``."""
+    sentence_vectors = numpy.asarray(sentence_vectors, dtype=numpy.float64)
+    abstract_vectors = numpy.asarray(abstract_vectors, dtype=numpy.float64)
+    n = len(sentence_vectors)
+    if not len(abstract_vectors) or not n:
+        return numpy.zeros((n, ABSTRACT_COLUMNS))
+    similarity = sentence_vectors.reshape(n, -1) @ abstract_vectors.reshape(len(abstract_vectors), -1).T
+    best = similarity.max(axis=1)
+    top2 = numpy.sort(similarity, axis=1)[:, -2:].mean(axis=1)
+    rank = numpy.argsort(numpy.argsort(-best, kind="stable"), kind="stable")
+    return numpy.column_stack([best, top2, rank < 3, rank < 6, best / max(best.max(), 1e-6)])
 
 
 def beside_neighbours(rows: numpy.ndarray) -> numpy.ndarray:

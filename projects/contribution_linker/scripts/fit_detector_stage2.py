@@ -87,6 +87,7 @@ def main(argv=None) -> dict:
     report = {**fitted, "folds": args.folds, "max_steps": args.max_steps, "seed": args.seed,
               "sentence_encoder": detector.stage2.attrs["sentence_encoder"],
               "cue_window": detector.stage2.attrs["cue_window"],
+              "abstract": detector.stage2.attrs["abstract"],
               "out_of_fold_stage1": out_of_fold_outcomes(docs, probs, detector.cfg["threshold"]),
               "out_of_fold_embedding_scorer": outcome_scores(**embedding) if embedding else None,
               "seconds": round(time.perf_counter() - started, 1)}
