@@ -28,12 +28,12 @@ its introduction* (:mod:`.stacking`: neighbours' probabilities, rank, position, 
 title and to the abstract's sentences with the frozen ``sentence_encoder``, first cue phrases).
 With an ``embedding_scorer`` (a ``scholarly_nlp.LogisticRegression.v1`` over the frozen
 embeddings of each sentence and its neighbours and the sentence's place in the paper), stage 2
-also sees that second stage-1 probability and its relations. ``spacy train`` leaves both unfitted, and an unfitted stage 2 is
-skipped. :meth:`ContributionDetector.fit_stage2` fits the embedding scorer on the gold labels,
-once per fold of the training papers and then on all of them, and the trees on out-of-fold
-probabilities of both stage-1 scorers (the n-gram model's from
-:func:`.stacking.out_of_fold_scores`; the contribution linker project's ``fit-detector-stage2``
-step); both are saved with the pipe.
+also sees that second stage-1 probability and its relations. ``spacy train`` leaves both
+unfitted, and an unfitted stage 2 is skipped. :meth:`ContributionDetector.fit_stage2` fits the
+embedding scorer on the gold labels, once per fold of the training papers and then on all of
+them, and the trees on out-of-fold probabilities of both stage-1 scorers (the n-gram model's
+from :func:`.stacking.out_of_fold_scores`; the contribution linker project's
+``fit-detector-stage2`` step); both are saved with the pipe.
 """
 
 # No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
