@@ -217,7 +217,7 @@ def test_stage2_features_are_the_benchmarks(stacked):
         doc = ncg_doc(paper, nlp.vocab)
         rows = [r for r in paper_rows(paper) if r.in_introduction]
         probs = numpy.linspace(0.1, 0.9, len(rows))
-        (ours,) = detector.stage2_features([doc], [probs])
+        (ours,) = detector.stage2_features([doc], [probs], abstract=False)
         title = " ".join(t for t, section, heading in zip(paper.sentences, paper.sections, paper.is_heading)
                          if section == "title" and not heading)
         vectors = detector.sentence_vectors([title] + [r.sentence for r in rows])
@@ -461,9 +461,10 @@ def test_stage2_without_an_embedding_scorer(ncg_docs, backbone):
 
 
 def test_old_trees_load_over_trees_fitted_with_embeddings(stacked, ncg_docs, backbone):
-    """Trees saved before they recorded ``embedding_scorer`` (the first shipped stage 2) load over
-    a detector whose trees were fitted with the scorer, and run on the n-gram scores alone:
-    thinc keeps attrs that loaded bytes lack, so the old record must not leak."""
+    """Trees saved before they recorded ``embedding_scorer`` load over a detector whose trees were
+    fitted with the scorer, and run on the n-gram scores alone: thinc keeps attrs that loaded
+    bytes lack, so the old record must not leak. (These trees do read the abstract; trees from
+    before the ``abstract`` record: ``test_trees_fitted_before_the_abstract_cosines_run_without_them``.)"""
     nlp, unseen, _ = stacked
     old = train(ncg_docs[:12], epochs=1, sentence_encoder=backbone, embedding_scorer=None)
     old_detector = old.get_pipe("contribution_detector")
@@ -564,6 +565,33 @@ def test_abstract_similarity_columns_from_hand_checked_vectors():
     assert out[:, 4] == pytest.approx([1.0, 0.6, 0.96])  # ratio to the introduction's highest
     assert stacking.abstract_similarity(sentences, numpy.zeros((0, 2))).tolist() == [[0.0] * 5] * 3
     assert stacking.abstract_similarity(numpy.zeros((0, 2)), abstract).shape == (0, 5)
+    # ranks: 7 sentences at angles 0..60 degrees from the one abstract sentence (1, 0)
+    angles = numpy.radians(numpy.array([30, 0, 60, 10, 50, 20, 40]))
+    ranked = stacking.abstract_similarity(numpy.column_stack([numpy.cos(angles), numpy.sin(angles)]), abstract[:1])
+    assert ranked[:, 2].tolist() == [0, 1, 0, 1, 0, 1, 0]  # the 3 closest: 0, 10, 20 degrees
+    assert ranked[:, 3].tolist() == [1, 1, 0, 1, 1, 1, 1]  # all but the farthest (60 degrees)
+    assert stacking.abstract_similarity(numpy.array([[-1.0, 0.0]]), abstract[:1])[0, 4] == 0.0  # no blow-up
+
+
+def test_embed_introductions_slices_each_docs_abstract_from_one_batch(stacked):
+    """A batch of a doc without sections, a paper without its abstract span and two papers:
+    each paper's abstract vectors are those of its own abstract sentences."""
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    no_abstract = unseen[1].copy()
+    no_abstract.spans["abstract"] = []
+    docs = [nlp.make_doc("No sections at all."), unseen[0], no_abstract, unseen[2]]
+    assert scholarly_nlp.abstract_sentences(unseen[0]) and scholarly_nlp.abstract_sentences(unseen[2])
+    embedded = detector.embed_introductions(docs)
+    assert embedded[0][0] == [] and embedded[0][3].shape[0] == 0
+    assert embedded[2][3].shape[0] == 0 and len(embedded[2][0]) > 0
+    for doc, (spans, _, vectors, abstract) in zip(docs, embedded):
+        if doc is not docs[0]:
+            assert vectors == pytest.approx(detector.sentence_vectors([s.text for s in spans]), abs=1e-5)
+        texts = [s.text for s in scholarly_nlp.abstract_sentences(doc)] if doc is not no_abstract else []
+        if texts:
+            assert abstract == pytest.approx(detector.sentence_vectors(texts), abs=1e-5)
+    assert all(len(e[3]) == 0 for e in detector.embed_introductions(docs, abstract=False))
 
 
 def test_trees_fitted_before_the_abstract_cosines_run_without_them(stacked, backbone):
@@ -576,7 +604,7 @@ def test_trees_fitted_before_the_abstract_cosines_run_without_them(stacked, back
     detector = nlp.get_pipe("contribution_detector")
     assert detector.stage2_uses_abstract and detector.stage2.attrs["abstract"] is True
     stage1 = [p for _, p in detector.predict_stage1(unseen)]
-    rows = detector.stage2_features(unseen, stage1, embeddings=True)
+    rows = detector.stage2_features(unseen, stage1, embeddings=True, abstract=False)
     labels = numpy.zeros(sum(len(r) for r in rows), dtype=int)
     labels[::4] = 1
     old_trees = fit_boosted_trees(detector.stage2.copy(), numpy.vstack(rows), labels, seed=0)

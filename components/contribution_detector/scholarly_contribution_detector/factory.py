@@ -286,15 +286,17 @@ class ContributionDetector(TrainingState, TrainablePipe):
         ops = self.model.ops
         return f"cuda:{ops.device_id}" if getattr(ops, "device_type", "cpu") == "gpu" else None
 
-    def embed_introductions(self, docs: Sequence[Doc]) -> list[tuple[list, Optional[numpy.ndarray], numpy.ndarray,
-                                                                      numpy.ndarray]]:
+    def embed_introductions(self, docs: Sequence[Doc], *, abstract: bool = True
+                            ) -> list[tuple[list, Optional[numpy.ndarray], numpy.ndarray, numpy.ndarray]]:
         """Per doc: ``(introduction sentence Spans, title vector, sentence vectors, abstract
-        sentence vectors)`` from the frozen ``sentence_encoder``, all docs in one call; a doc
-        without an introduction embeds nothing (``(spans, None, (0, 1) array, (0, 1) array)``)."""
+        sentence vectors)`` from the frozen ``sentence_encoder``, all docs in one call (without
+        ``abstract``, no abstract sentence is embedded and each doc's abstract vectors are a
+        ``(0, width)`` array); a doc without an introduction embeds nothing (``(spans, None,
+        (0, 1) array, (0, 1) array)``)."""
         sentences = [introduction_features(doc)[0] for doc in docs]
         scored = [i for i, spans in enumerate(sentences) if spans]
         titles = [docs[i].spans["title"][0].text if docs[i].spans.get("title") else "" for i in scored]
-        abstracts = {i: [s.text for s in abstract_sentences(docs[i])] for i in scored}
+        abstracts = {i: [s.text for s in abstract_sentences(docs[i])] if abstract else [] for i in scored}
         texts = [s.text for i in scored for s in sentences[i]] + [t for i in scored for t in abstracts[i]]
         vectors = self.sentence_vectors(titles + texts) if scored else None
         title_of = {i: row for row, i in enumerate(scored)}
@@ -334,18 +336,19 @@ class ContributionDetector(TrainingState, TrainablePipe):
         return out
 
     def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *,
-                        embeddings: bool = False, abstract: bool = False,
+                        embeddings: bool = False, abstract: bool = True,
                         embedding_probs: Optional[Sequence[Sequence[float]]] = None,
                         embedded: Optional[Sequence[tuple]] = None) -> list[numpy.ndarray]:
         """Per doc, the stage-2 rows of its introduction sentences (:func:`.stacking.stage2_matrix`)
         from their stage-1 probabilities ``stage1_probs`` (one array per doc, aligned with
-        :func:`.features.introduction_features`); titles and sentences are embedded in one call.
+        :func:`.features.introduction_features`); titles, introductions and abstracts are embedded in one call.
         With ``embeddings``, the embedding scorer's probabilities come first: ``embedding_probs``
-        when given (out-of-fold ones, for fitting), else the fitted scorer's. With ``abstract``,
-        the context ends with the sentences' :func:`.stacking.abstract_similarity`. ``embedded``:
-        the docs' :meth:`embed_introductions`, when the caller has them."""
+        when given (out-of-fold ones, for fitting), else the fitted scorer's. With ``abstract``
+        (as :meth:`fit_stage2` fits), the context ends with the sentences'
+        :func:`.stacking.abstract_similarity`. ``embedded``: the docs' :meth:`embed_introductions`,
+        when the caller has them."""
         if embedded is None:
-            embedded = self.embed_introductions(docs)
+            embedded = self.embed_introductions(docs, abstract=abstract)
         for doc, (spans, _, _, _), probs in zip(docs, embedded, stage1_probs):
             if len(spans) != len(probs):
                 raise ValueError(f"contribution_detector: {len(probs)} stage-1 probabilities for "

@@ -120,15 +120,17 @@ def abstract_similarity(sentence_vectors: numpy.ndarray, abstract_vectors: numpy
     best = similarity.max(axis=1)
     top2 = numpy.sort(similarity, axis=1)[:, -2:].mean(axis=1)
     rank = numpy.argsort(numpy.argsort(-best, kind="stable"), kind="stable")
-    return numpy.column_stack([best, top2, rank < 3, rank < 6, best / max(best.max(), 1e-6)])
+    ratio = numpy.clip(best, 0.0, None) / max(best.max(), 1e-6)  # no blow-up when every cosine is <= 0
+    return numpy.column_stack([best, top2, rank < 3, rank < 6, ratio])
 
 
-def beside_neighbours(rows: numpy.ndarray) -> numpy.ndarray:
+def beside_neighbours(rows: numpy.ndarray, caller: str = "beside_neighbours") -> numpy.ndarray:
     """Per row of ``rows`` (one introduction's sentences in order, one row each): the row, the
-    previous row and the next one (zeros past the ends), side by side."""
+    previous row and the next one (zeros past the ends), side by side; ``caller`` names the
+    function in the error for an array that is not 2-D."""
     rows = numpy.asarray(rows)
     if rows.ndim != 2:
-        raise ValueError(f"beside_neighbours: expected a (sentences, width) array, got shape {rows.shape}")
+        raise ValueError(f"{caller}: expected a (sentences, width) array, got shape {rows.shape}")
     zero = numpy.zeros((min(1, len(rows)), rows.shape[1]), dtype=rows.dtype)
     return numpy.hstack([rows, numpy.vstack([zero, rows[:-1]]), numpy.vstack([rows[1:], zero])])
 
@@ -142,7 +144,7 @@ def cue_window(cues: Sequence[dict]) -> numpy.ndarray:
 def neighbour_vectors(vectors: numpy.ndarray) -> numpy.ndarray:
     """Per sentence of one introduction (``vectors``: its sentence embeddings in order): its own
     embedding, the previous sentence's and the next one's (zeros past the ends), side by side."""
-    return beside_neighbours(numpy.asarray(vectors, dtype=numpy.float32))
+    return beside_neighbours(numpy.asarray(vectors, dtype=numpy.float32), "neighbour_vectors")
 
 
 SENTENCE_CONTEXT_WIDTH = len(SECTION_KINDS) + 1 + 10 + 3 + 3 * len(CUE_PATTERNS)
