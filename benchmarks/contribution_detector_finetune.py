@@ -20,7 +20,7 @@ spread over seeds; a paired bootstrap over papers (2,000 resamples) of the F1 di
 the ``tfidf_lr + context`` baseline (C chosen by grouped CV on the training papers).
 Held-out F1 per epoch is logged, not used.
 
-    python benchmarks/contribution_detector_finetune.py [--seeds 0 1 2] [--epochs 4] [--out FILE.json]
+    python benchmarks/contribution_detector_finetune.py [--seeds 0 1 2] [--epochs 4] [--device cpu] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ def introduction_windows(tokenizer, sentences, sentence_tokens: int, max_length:
     return windows, spans
 
 
-def batch_inputs(tokenizer, intros, sentence_tokens: int, max_length: int):
-    """Torch inputs of a batch of introductions (lists of sentences)."""
+def batch_inputs(tokenizer, intros, sentence_tokens: int, max_length: int, device: str = "cpu"):
+    """Torch inputs of a batch of introductions (lists of sentences), on ``device``."""
     import torch
 
     from scholarly_facet_classifier.role_model import position_features
@@ -84,7 +84,9 @@ def batch_inputs(tokenizer, intros, sentence_tokens: int, max_length: int):
         first_window += len(windows)
     lengths = numpy.asarray([len(spans) for _, spans in encoded], dtype="int64")
     arrays = dict(input_ids=input_ids, attention_mask=mask, pooling=pooling, positions=positions, lengths=lengths)
-    return {key: torch.from_numpy(value) for key, value in arrays.items()}
+    # pack_padded_sequence wants its lengths on the CPU
+    return {key: torch.from_numpy(value) if key == "lengths" else torch.from_numpy(value).to(device)
+            for key, value in arrays.items()}
 
 
 def build_module(seed: int, rank: int, hidden: int, dropout: float):
@@ -131,8 +133,8 @@ def predict(module, tokenizer, intros, args) -> list[numpy.ndarray]:
     with torch.no_grad():
         for start in range(0, len(intros), args.batch):
             chunk = intros[start : start + args.batch]
-            logits = module(**batch_inputs(tokenizer, chunk, args.sentence_tokens, args.max_length))
-            probs = torch.sigmoid(logits).numpy()
+            logits = module(**batch_inputs(tokenizer, chunk, args.sentence_tokens, args.max_length, args.device))
+            probs = torch.sigmoid(logits).cpu().numpy()
             out.extend(probs[i, : len(s)] for i, s in enumerate(chunk))
     return out
 
@@ -149,11 +151,14 @@ def summary(outcome: numpy.ndarray) -> dict:
             "tp": int(tp), "fp": int(fp), "fn": int(fn)}
 
 
-def train_seed(seed: int, train_intros, train_labels, test_intros, test_labels, args) -> tuple[dict, numpy.ndarray]:
-    """Fine-tune one model; its held-out summary (and per-epoch log) and per-paper counts."""
+def fine_tune(seed: int, train_intros, train_labels, args, after_epoch=None):
+    """Fine-tune one model on introductions (lists of sentences) and their per-sentence labels
+    at the fixed schedule of ``args``; ``after_epoch(epoch, module, tokenizer, mean_loss)`` is
+    called after each epoch. Returns ``(module, tokenizer)``."""
     import torch
 
     module, tokenizer = build_module(seed, args.rank, args.hidden, args.dropout)
+    module.to(args.device)
     head = [p for n, p in module.named_parameters() if not n.startswith("encoder.") and p.requires_grad]
     adapters = [p for n, p in module.named_parameters() if n.startswith("encoder.") and p.requires_grad]
     optimizer = torch.optim.AdamW([{"params": adapters, "lr": args.lr}, {"params": head, "lr": args.lr * args.head_scale}],
@@ -164,7 +169,6 @@ def train_seed(seed: int, train_intros, train_labels, test_intros, test_labels, 
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(total - warmup, 1))))
     rng = numpy.random.default_rng(seed)
-    log = []
     for epoch in range(args.epochs):
         module.train()
         order = rng.permutation(len(train_intros))
@@ -172,11 +176,11 @@ def train_seed(seed: int, train_intros, train_labels, test_intros, test_labels, 
         for start in range(0, len(order), args.batch):
             chosen = order[start : start + args.batch]
             intros = [train_intros[i] for i in chosen]
-            logits = module(**batch_inputs(tokenizer, intros, args.sentence_tokens, args.max_length))
+            logits = module(**batch_inputs(tokenizer, intros, args.sentence_tokens, args.max_length, args.device))
             target = torch.zeros_like(logits)
             mask = torch.zeros_like(logits)
             for row, i in enumerate(chosen):
-                target[row, : len(train_labels[i])] = torch.from_numpy(train_labels[i].astype("float32"))
+                target[row, : len(train_labels[i])] = torch.from_numpy(train_labels[i].astype("float32")).to(args.device)
                 mask[row, : len(train_labels[i])] = 1.0
             weight = mask * torch.where(target > 0.5, args.positive_weight, 1.0)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, target, weight=weight, reduction="sum")
@@ -187,10 +191,22 @@ def train_seed(seed: int, train_intros, train_labels, test_intros, test_labels, 
             optimizer.step()
             scheduler.step()
             losses.append(float(loss))
+        if after_epoch is not None:
+            after_epoch(epoch + 1, module, tokenizer, float(numpy.mean(losses)))
+    return module, tokenizer
+
+
+def train_seed(seed: int, train_intros, train_labels, test_intros, test_labels, args) -> tuple[dict, numpy.ndarray]:
+    """Fine-tune one model; its held-out summary (and per-epoch log) and per-paper counts."""
+    log = []
+
+    def held_out_f1(epoch, module, tokenizer, loss):
         held_out = summary(outcome_of(predict(module, tokenizer, test_intros, args), test_labels))
-        log.append({"epoch": epoch + 1, "train_loss": float(numpy.mean(losses)), "held_out_f1": held_out["f1"]})
-        print(f"seed {seed} epoch {epoch + 1}: loss {log[-1]['train_loss']:.3f}, held-out F1 {held_out['f1']:.3f} "
+        log.append({"epoch": epoch, "train_loss": loss, "held_out_f1": held_out["f1"]})
+        print(f"seed {seed} epoch {epoch}: loss {loss:.3f}, held-out F1 {held_out['f1']:.3f} "
               f"(P {held_out['precision']:.3f} R {held_out['recall']:.3f})", flush=True)
+
+    module, tokenizer = fine_tune(seed, train_intros, train_labels, args, held_out_f1)
     outcome = outcome_of(predict(module, tokenizer, test_intros, args), test_labels)
     return {**summary(outcome), "epochs": log}, outcome
 
@@ -211,12 +227,10 @@ def tfidf_context_outcome(train, held_out, rows_of) -> tuple[dict, numpy.ndarray
     return {"C": c, **summary(outcome)}, outcome
 
 
-def main(argv=None) -> dict:
-    """Command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "contribution_detector_finetune.json")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+def settings_parser(description: str) -> argparse.ArgumentParser:
+    """A command line with the fine-tuning settings (the fixed schedule, the model's sizes,
+    ``--device``: ``cpu`` or a torch CUDA device such as ``cuda:0``)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -227,6 +241,16 @@ def main(argv=None) -> dict:
     parser.add_argument("--positive-weight", type=float, default=4.5)
     parser.add_argument("--sentence-tokens", type=int, default=64)
     parser.add_argument("--max-length", type=int, default=512)
+    parser.add_argument("--device", default="cpu")
+    return parser
+
+
+def main(argv=None) -> dict:
+    """Command line (see the module docstring)."""
+    parser = settings_parser(__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "contribution_detector_finetune.json")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
