@@ -60,19 +60,17 @@ def abstract_vectors(papers, encoder) -> dict:
     return out
 
 
-def main(argv=None) -> dict:
-    """Command line (see the module docstring)."""
+def abstract_stacker(data: Path) -> tuple:
+    """``(stacker, train, contexts, held_stage1)`` of the NCG papers under ``data``: a
+    :class:`BowStacker` over the project's split (its ``embedding_context`` C chosen), the
+    training papers, the stage-2 context rows ``{"shipped": ..., "abstract": ...}`` (the
+    stacker holds the shipped ones) and both stage-1 scorers' held-out probabilities (fitted on
+    all the training papers)."""
     import spacy
-    from _common import machine_info, markdown_table, write_json
-    from contribution_detector_embeddings import f1
-    from scholarly_contribution_detector.data import grouped_folds
     from scholarly_contribution_detector.ncg_docs import ncg_doc
     from scholarly_nlp.ml import SentenceEncoder
 
-    args = arguments(argv, __doc__.splitlines()[0], "contribution_detector_abstract.json", seeds=(0, 1, 2, 3, 4, 5))
-    warnings.filterwarnings("ignore")
-    started = time.perf_counter()
-    papers, train, held_ids, rows_of, emb_of, context, cues = stacking_inputs(args.data)
+    papers, train, held_ids, rows_of, emb_of, context, cues = stacking_inputs(data)
     papers = [p for p in papers if p.paper_id in emb_of]
     abstracts = abstract_vectors(papers, SentenceEncoder())
     dim = next(iter(emb_of.values())).shape[1] // 3
@@ -82,9 +80,22 @@ def main(argv=None) -> dict:
     nlp = spacy.blank("en")
     stacker = BowStacker([p.paper_id for p in train], held_ids, rows_of, emb_of, context, cues,
                          docs={p.paper_id: ncg_doc(p, nlp) for p in papers})
-    train_ids = stacker.train_ids
     stacker.prepare(EMBEDDING, train)
-    held_stage1 = [stacker.stage1(EMBEDDING, train_ids, held_ids), stacker.stage1(BOW, train_ids, held_ids)]
+    held_stage1 = [stacker.stage1(EMBEDDING, stacker.train_ids, held_ids), stacker.stage1(BOW, stacker.train_ids, held_ids)]
+    return stacker, train, contexts, held_stage1
+
+
+def main(argv=None) -> dict:
+    """Command line (see the module docstring)."""
+    from _common import machine_info, markdown_table, write_json
+    from contribution_detector_embeddings import f1
+    from scholarly_contribution_detector.data import grouped_folds
+
+    args = arguments(argv, __doc__.splitlines()[0], "contribution_detector_abstract.json", seeds=(0, 1, 2, 3, 4, 5))
+    warnings.filterwarnings("ignore")
+    started = time.perf_counter()
+    stacker, train, contexts, held_stage1 = abstract_stacker(args.data)
+    train_ids, held_ids, rows_of = stacker.train_ids, stacker.held_ids, stacker.rows_of
     per_seed = {name: {} for name in contexts}
     for seed in args.seeds:
         folds = grouped_folds(train, k=5, seed=seed)

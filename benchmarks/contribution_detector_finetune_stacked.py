@@ -38,11 +38,10 @@ import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DEFAULT_DATA_ROOT, RESULTS_DIR  # noqa: E402
-from contribution_detector_abstract import EMBEDDING, abstract_vectors  # noqa: E402
+from contribution_detector_abstract import EMBEDDING, abstract_stacker  # noqa: E402
 from contribution_detector_finetune import fine_tune, predict, settings_parser  # noqa: E402
-from contribution_detector_stacking import out_of_fold, pooled, stacking_inputs, summary  # noqa: E402
-from contribution_detector_stacking_bow import BOW, BowStacker  # noqa: E402
-from scholarly_contribution_detector.stacking import abstract_similarity  # noqa: E402
+from contribution_detector_stacking import out_of_fold, pooled, summary  # noqa: E402
+from contribution_detector_stacking_bow import BOW  # noqa: E402
 
 VARIANTS = ("two scorers", "three scorers")
 
@@ -68,13 +67,10 @@ def tagger_scores(folds, train_ids, held_ids, rows_of, seed: int, args) -> tuple
 
 def main(argv=None) -> dict:
     """Command line (see the module docstring)."""
-    import spacy
     from _common import machine_info, markdown_table, write_json
     from contribution_detector_embeddings import f1
     from contribution_detector_stacking import paired_bootstrap
     from scholarly_contribution_detector.data import grouped_folds
-    from scholarly_contribution_detector.ncg_docs import ncg_doc
-    from scholarly_nlp.ml import SentenceEncoder
 
     parser = settings_parser(__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT)
@@ -83,18 +79,9 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     started = time.perf_counter()
-    papers, train, held_ids, rows_of, emb_of, context, cues = stacking_inputs(args.data)
-    papers = [p for p in papers if p.paper_id in emb_of]
-    abstracts = abstract_vectors(papers, SentenceEncoder())
-    dim = next(iter(emb_of.values())).shape[1] // 3
-    with_abstract = {pid: numpy.hstack([c, abstract_similarity(emb_of[pid][:, :dim], abstracts[pid])])
-                     for pid, c in context.items()}
-    nlp = spacy.blank("en")
-    stacker = BowStacker([p.paper_id for p in train], held_ids, rows_of, emb_of, with_abstract, cues,
-                         docs={p.paper_id: ncg_doc(p, nlp) for p in papers})
-    train_ids = stacker.train_ids
-    stacker.prepare(EMBEDDING, train)
-    held_stage1 = [stacker.stage1(EMBEDDING, train_ids, held_ids), stacker.stage1(BOW, train_ids, held_ids)]
+    stacker, train, contexts, held_stage1 = abstract_stacker(args.data)
+    stacker.context = contexts["abstract"]  # the shipped stage 2 reads the abstract
+    train_ids, held_ids, rows_of = stacker.train_ids, stacker.held_ids, stacker.rows_of
     runs = {name: {} for name in (*VARIANTS, "tagger alone")}
     for seed in args.seeds:
         folds = grouped_folds(train, k=5, seed=seed)
