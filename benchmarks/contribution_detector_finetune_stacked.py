@@ -5,23 +5,27 @@ Issue #19: the shipped detector stacks two stage-1 scorers (TextCatBOW and the
 also read each sentence's cosines to the title and the abstract
 (``contribution_detector_abstract.py``). A fine-tuned encoder is what the SemEval-2021 Task 11
 leaders used; alone, the sequential tagger of ``contribution_detector_finetune.py`` (LoRA
-MiniLM over the whole introduction, a BiLSTM over its sentences) is below the stack (0.611 +-
-0.010 against 0.643). Its errors may still differ from the other two scorers'. This measures
+MiniLM over the whole introduction, a BiLSTM over its sentences) is below the stack (0.603 +-
+0.015 over 3 seeds against 0.643). Its errors may still differ from the other two scorers'. This measures
 it as a third stage-1 scorer on the same 142 / 35 split:
 
 * per fold seed (``--seeds``), the tagger is fine-tuned once per grouped fold of the training
   papers (the folds the other scorers' out-of-fold scores use) and scores the papers of its
   fold, so stage 2 learns from out-of-fold probabilities of all three scorers; the held-out
-  papers get the mean of the fold models' probabilities (no sixth fine-tuning);
+  papers get the mean of the fold models' probabilities (no sixth fine-tuning; a mean is less
+  spread than one model's scores, which the trees' 0.5-based relations see, and the held-out
+  ``tagger alone`` is that five-model mean, not comparable with one fine-tuned model);
 * ``two scorers`` (as shipped, with the abstract columns) and ``three scorers`` (plus the
   tagger's probabilities and their relations to the introduction) are fitted on the same folds
   and trees seed; reported per variant: the out-of-fold F1 on the training papers (what a choice
   may read) and the held-out F1, their mean and spread over seeds, the tagger alone (out of fold
   and held out), the per-seed differences and a paired bootstrap over the held-out papers of the
-  mean over seeds.
+  F1 of all seeds' counts pooled (papers resampled; the seeds' spread is in the per-seed
+  differences, not in its interval).
 
-Cost: five fine-tunings per seed; ~20 min each on 2 CPU cores, about a minute each on a GPU
-(``--device cuda:0``).
+Cost: five fine-tunings per seed, ~20 min each on 2 CPU cores (measured 2026-11-30; the
+machine's speed varies: a 142-paper fine-tuning took 10-13 min on 2026-11-27); ``--device
+cuda:0`` runs them on a GPU (not yet measured).
 
     python benchmarks/contribution_detector_finetune_stacked.py [--data DIR] [--seeds 0 1 2] [--device cpu]
         [--out FILE.json] [fine-tuning settings of contribution_detector_finetune.py]
