@@ -247,6 +247,8 @@ def test_spacing_accents_are_put_on_their_letter():
     assert compose_accents("Schro\u00a8dinger") == "Schr\u00f6dinger"
     assert compose_accents("Co\u02c6te\u00b4") == "C\u00f4t\u00e9"
     assert compose_accents("plain text") == "plain text"
+    # TeX's \.I prints the dot before its letter: "\u02d9Ilknur" is \u0130lknur (WMT 2010, 2013)
+    assert compose_accents("\u02d9Ilknur Durgar") == "\u0130lknur Durgar"
 
 
 # --------------------------------------------------------------------------- bad input

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 
 import pypdfium2.raw as pdfium_c
 
+from .accents import SPACING_ACCENTS, place_accent, runs_on
 from .document import PdfHandle
 from .glyph_names import CONTROL_RE
 from .model import SUPERSCRIPT_TRAIL, Line, Page, Word
@@ -192,6 +193,7 @@ def _page_lines(
     words: list[Word] = []
     append = words.append
     last_height, last_size = -1.0, 0.0
+    accented: Word | None = None  # the word a detached accent was just put on
     for match in _PIECE_RE.finditer(text):
         first, end = match.span()
         piece = text[first:end]
@@ -226,6 +228,17 @@ def _page_lines(
         if not -0.02 * height <= height - last_height <= 0.02 * height:
             last_height, last_size = height, font_size(raw_tp, first)
         word = Word(cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first)
+        if cleaned in SPACING_ACCENTS:
+            accented = place_accent(word, words)
+            if accented is not None:
+                continue  # an accent glyph printed over a letter of a word before it ("Muller \u00a8")
+        elif accented is not None:
+            if words and accented is words[-1] and runs_on(accented, word):
+                accented.text += cleaned  # the rest of a word the accent's glyph cut ("Veli\u010dkovi" "c\u00b4")
+                accented.x1 = word.x1
+                accented = None
+                continue
+            accented = None
         if cleaned[-1:].isdigit() or (cleaned[-2:-1].isdigit() and cleaned[-1] in SUPERSCRIPT_TRAIL):
             word.sup = _superscript_start(raw_tp, cleaned, piece, end, aligned, first_top, first_bottom,
                                           words[-1] if words else None, word, rect)

@@ -21,6 +21,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .accents import SPACING_ACCENTS as _SPACING_ACCENTS, VOWELS as _VOWELS
+
 
 _YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
 _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
@@ -133,11 +135,9 @@ def opens_with_name(text: str) -> bool:
     return match is not None and re.match(rf"\s*(?:,|&|and\b|\(?{_YEAR})", text[match.end():]) is not None
 
 
-_SPACING_ACCENTS = {"\u00b4": "\u0301", "`": "\u0300", "\u02c6": "\u0302", "\u00a8": "\u0308",
-                    "\u02dc": "\u0303", "\u00b8": "\u0327", "\u02c7": "\u030c"}
-_ACCENT_CHARS = "".join(_SPACING_ACCENTS)
-_VOWELS = "AEIOUYaeiouy\u0131"
-_CARON_LETTERS = "CDENRSTZcdenrstz"  # TeX's \v{s} prints the caron before its letter ("Fi\u02c7ser")
+#: TeX's \v{s} prints the caron before its letter ("Fi\u02c7ser"), \.I the dot ("\u02d9Ilknur")
+_CARON_LETTERS = "CDENRSTZcdenrstz"
+_DOT_LETTERS = "CEGIZcegz"
 _CEDILLA_LETTERS = "CSTcst"  # and the cedilla after it ("Franc\u00b8ois")
 
 
@@ -154,7 +154,7 @@ def compose_accents(text: str) -> str:
             continue
         base = next((c for c in reversed(out) if not unicodedata.combining(c)), "")
         after = text[i + 1] if i + 1 < len(text) else ""
-        if char == "\u02c7" and after and after in _CARON_LETTERS:
+        if (char == "\u02c7" and after and after in _CARON_LETTERS) or (char == "\u02d9" and after and after in _DOT_LETTERS):
             out.extend((after, _SPACING_ACCENTS[char], "\0"))  # the letter is skipped below
         elif char == "\u00b8" and base and base in _CEDILLA_LETTERS and out[-1] != " ":
             out.append(_SPACING_ACCENTS[char])
