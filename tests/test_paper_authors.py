@@ -158,6 +158,11 @@ def test_an_abbreviated_organisation_is_no_author(name, organisation):
         ("J. M. Jackson, R. Simon,1 T. M. Bania, and R. Lavoie", [("J. M. Jackson", []), ("R. Simon", ["1"]),
                                                                   ("T. M. Bania", []), ("R. Lavoie", [])]),
         ("Dr. Shehzad Ahmad and PROF. DR. Hans Muller", [("Shehzad Ahmad", []), ("Hans Muller", [])]),
+        # the ORCID logo's text glued to a name (PLOS)
+        ("Elizabeth Marina AllynID1*, Jonathan Joseph Scordino2",
+         [("Elizabeth Marina Allyn", ["1", "*"]), ("Jonathan Joseph Scordino", ["2"])]),
+        ("Ms. S. Divya, M.Com, M.Phil.,", [("S. Divya", [])]),  # degrees after the name
+        ("Cambridge, Massachusetts \u2020", None),  # not where a name printed surname first may be
         ("Rue John Von Neumann", None),
         ("Univ. Paris-Sud", None),
     ],
@@ -168,6 +173,16 @@ def test_a_line_of_names(line, names):
 
     parsed = _names(line, None)
     assert (None if parsed is None else [(n.name, n.marks) for n in parsed]) == names
+
+
+def test_a_marked_name_printed_surname_first():
+    """Where no name, or only such names, came before, "Hurturk, Ege \u2217" is "Ege Hurturk";
+    unmarked, it could be a place ("Dhaka, Bangladesh")."""
+    from scholarly_nlp.readers.pdf.front_matter import _names
+
+    assert [(n.name, n.marks) for n in _names("Hurturk, Ege \u2217", None, inverted=True)] == [
+        ("Ege Hurturk", ["\u2217"])]
+    assert _names("Dhaka, Bangladesh", None, inverted=True) is None
 
 
 def test_a_word_opening_with_a_to_h_keys_no_affiliation():
@@ -250,3 +265,57 @@ def test_a_name_goes_on_in_the_next_row_only_after_an_initial_or_a_lower_case_pa
 
     assert _goes_on("Veerle Van den") and _goes_on("Kathryn B.")
     assert not _goes_on("Duc Le") and not _goes_on("Chen Di") and not _goes_on("John Smith")
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_accents_printed_as_glyphs_of_their_own_go_on_their_letter():
+    """Old TeX fonts print an accent as its own glyph over the letter, and pdfium gives it
+    after the word ("Thomas Muller \u00a8 \u2020\u2021"): placed by its box, the names read
+    (EMNLP 2013, WMT 2010 and 2013, where none did before)."""
+    need(ACL_PDFS)
+    assert [a.name for a in pdf(ACL_PDFS / "D13-1032.pdf").authors] == [
+        "Thomas M\u00fcller", "Helmut Schmid", "Hinrich Sch\u00fctze"]
+    assert [a.name for a in pdf(ACL_PDFS / "W13-2211.pdf").authors] == [
+        "\u0130lknur Durgar El-Kahlout", "Co\u015fkun Mermer"]
+    assert "Fran\u00e7ois Yvon" in [a.name for a in pdf(ACL_PDFS / "W10-1704.pdf").authors]
+    body = " ".join(b.text for b in pdf(ACL_PDFS / "D13-1032.pdf").blocks)
+    # 25 accents stood apart in its text before; one is left, over no word on its row
+    assert len(re.findall(r"(?:^|\s)[\u00b4`\u02c6\u00a8\u02dc\u00b8\u02c7\u02d9](?=\s|$)", body)) <= 1
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_word_cut_at_its_accents_is_one_word_again():
+    """"Petar Veli\u010dkovi\u0107\u2217": pdfium cuts the surname at the caron's glyph; it
+    used to read "Petar Velickovi" after another author."""
+    need(PAIRS)
+    assert pdf(PAIRS / "osai_paper04.pdf").authors[0].name == "Petar Veli\u010dkovi\u0107"
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_names_set_apart_by_space_alone():
+    """ACL 2012: "Reut Tsarfaty   Joakim Nivre   Evelina Andersson", no comma between them."""
+    need(ACL_PDFS)
+    authors = pdf(ACL_PDFS / "P12-2002.pdf").authors
+    assert [a.name for a in authors] == ["Reut Tsarfaty", "Joakim Nivre", "Evelina Andersson"]
+    assert [a.email for a in authors] == [
+        "tsarfaty@stp.lingfil.uu.se", "joakim.nivre@lingfil.uu.se", "evelina.andersson@lingfil.uu.se"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_name_affiliation_and_address_on_one_line():
+    """Issues in Information Systems: "Gang Peng, Youngstown State University, gpeng@ysu.edu"."""
+    need(PAIRS)
+    (author,) = pdf(PAIRS / "srgarcia_P2009_1194.pdf").authors
+    assert (author.name, author.affiliations, author.email) == (
+        "Gang Peng", ["Youngstown State University"], "gpeng@ysu.edu")
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_marked_names_printed_surname_first():
+    """"Hurturk, Ege \u2217" over "ege.hurturk@gmail.com", then "Eroltu, Kaan \u2020"."""
+    need(PAIRS)
+    authors = pdf(PAIRS / "yimin_ai_healthcare3.pdf").authors
+    assert [(a.name, a.email) for a in authors] == [
+        ("Ege Hurturk", "ege.hurturk@gmail.com"), ("Kaan Eroltu", "kaaneroltu73@gmail.com")]
+    plos = pdf(PAIRS / "ser763_entanglement-rates-and.pdf").authors
+    assert [a.name for a in plos] == ["Elizabeth Marina Allyn", "Jonathan Joseph Scordino"]

@@ -51,6 +51,12 @@ _ORG_WORDS = re.compile(
     re.IGNORECASE,
 )
 _UNMAPPED_RE = re.compile("[\x00-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
+#: the ORCID logo's text glued to a name ("Elizabeth Marina AllynID1*")
+_ORCID_RE = re.compile(r"(?<=[a-z\u00df-\u00ff])ID(?=[\d\s,;*\u2217\u2020\u2021]|$)")
+#: a degree printed after a name ("Ms. S. Divya, M.Com, M.Phil.")
+_DEGREE_RE = re.compile(
+    r"(?:Ph\.?\s?D|D\.?\s?Phil|M\.?\s?Phil|M\.?\s?Com|M\.?\s?Sc|B\.?\s?Sc|M\.?\s?Tech|B\.?\s?Tech|M\.?\s?D|"
+    r"M\.?\s?A|B\.?\s?A|M\.?\s?S|MBA|MPH|FRCP|FRCS)\.?")
 _LONE_MARK_RE = re.compile(rf"^(?:\d{{1,2}}|[a-h]|[{_SYMBOLS}]+)$")
 _INITIAL_RE = re.compile(r"^[^\W\d_]\.\s")
 _INITIAL_END_RE = re.compile(r"(?:^|\s)[^\W\d_]\.$")
@@ -72,6 +78,7 @@ class _Name:
     line: Line
     affiliations: list[str] = field(default_factory=list)
     email: Optional[str] = None
+    inverted: bool = False  # printed surname first ("Hurturk, Ege")
 
 
 def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> list[Author]:
@@ -112,11 +119,17 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
             pending_mark = text  # "‡" set apart from the affiliation it keys
             continue
         found = _EMAIL_RE.findall(text)
+        signed = _signed_line(text, line) if found and not keyed else None
+        if signed is not None:
+            names.append(signed)
+            last, list_end = None, None
+            continue
         if found:
             emails.extend((address, text) for many, one, domain in found for address in _expand(many, one, domain))
             last = None
             continue
-        parsed, used = _names_from(lines, index - 1, first=not names) if not keyed else (None, 0)
+        parsed, used = (_names_from(lines, index - 1, first=not names, inverted=all(n.inverted for n in names))
+                        if not keyed else (None, 0))
         if parsed is not None:
             names.extend(parsed)
             index += used - 1
@@ -141,17 +154,22 @@ def read_authors(page: Page, title: list[VBlock], floor: Optional[float]) -> lis
     return [Author(n.name, n.affiliations, n.email) for n in names]
 
 
-def _names_from(lines: list[Line], start: int, first: bool = False) -> tuple[Optional[list["_Name"]], int]:
+def _names_from(lines: list[Line], start: int, first: bool = False,
+                inverted: bool = False) -> tuple[Optional[list["_Name"]], int]:
     """The names on ``lines[start]``, or on it and the lines right under it when a name runs
     over a line's end ("..., Michael" / "Schlottke-Lakemper5,6, ..."); how many lines they took.
     Names that end on an initial or a lower-case particle ("..., Kathryn B." / "Francis, Cindy
     ...") go on to the next row when it reads on: no surname is either. ``first``: no name was
-    read yet, so a mark may open the line ("1Taofik Mohammed IBRAHIM")."""
+    read yet, so a mark may open the line ("1Taofik Mohammed IBRAHIM"); ``inverted``: no name,
+    or only names printed surname first, was read yet, so one may be ("Hurturk, Ege \u2217")."""
     text = lines[start].text.strip()
     pending: tuple[Optional[list[_Name]], int] = (None, 0)
     last = start
     for _ in range(_NAME_LINES):
-        parsed = _names(text, lines[start], lead_mark=first)
+        parsed = _names(text, lines[start], lead_mark=first, inverted=inverted)
+        if parsed is None and last == start:
+            spaced = _spaced_names(lines[start])
+            parsed = _names(spaced, lines[start], lead_mark=first) if spaced else None
         following = _next_piece(lines, last)
         if parsed is not None:
             if not (following is not None and _goes_on(parsed[-1].name)):
@@ -162,6 +180,20 @@ def _names_from(lines: list[Line], start: int, first: bool = False) -> tuple[Opt
         last = following
         text = f"{text} {lines[last].text.strip()}"
     return pending
+
+
+def _signed_line(text: str, line: Line) -> Optional["_Name"]:
+    """One author's line of name, affiliation and address ("Gang Peng, Youngstown State
+    University, gpeng@ysu.edu"), or None: the name first, then pieces with an organisation word."""
+    addresses = [a for many, one, domain in _EMAIL_RE.findall(text) for a in _expand(many, one, domain)]
+    pieces = [p.strip(" ,;") for p in _EMAIL_RE.sub(" ", text).split(",")]
+    pieces = [p for p in pieces if p]
+    if len(addresses) != 1 or len(pieces) < 2 or not any(_ORG_WORDS.search(p) for p in pieces[1:]):
+        return None
+    name = _HONORIFIC_RE.sub("", pieces[0])
+    if not _is_name(name):
+        return None
+    return _Name(name, [], line, affiliations=[", ".join(pieces[1:])], email=addresses[0])
 
 
 def _next_piece(lines: list[Line], index: int) -> Optional[int]:
@@ -177,6 +209,16 @@ def _next_piece(lines: list[Line], index: int) -> Optional[int]:
     return None
 
 
+def _spaced_names(line: Line) -> str:
+    """The line's text with a comma at each gap wider than half its size, where names are set
+    apart by space alone ("Reut Tsarfaty   Joakim Nivre   Evelina Andersson"); "" without one."""
+    words = line.words
+    wide = [i for i in range(1, len(words)) if words[i].x0 - words[i - 1].x1 > 0.5 * max(line.size, 1.0)]
+    if not wide:
+        return ""
+    return " ".join(f", {w.text}" if i in wide else w.text for i, w in enumerate(words))
+
+
 def _goes_on(name: str) -> bool:
     """Whether a name read at a row's end goes on in the next row: it ends on an initial
     ("Kathryn B.") or a lower-case particle ("Veerle Van den" / "Eynden"), and no surname is
@@ -185,11 +227,13 @@ def _goes_on(name: str) -> bool:
     return bool(_INITIAL_END_RE.search(name)) or (last.islower() and last in _PARTICLES)
 
 
-def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Name]]:
+def _names(text: str, line: Line, lead_mark: bool = False, inverted: bool = False) -> Optional[list[_Name]]:
     """The names on a line with their marks, or None when the line is not a list of names;
-    ``lead_mark``: the first name's marks may come before it ("1Taofik Mohammed IBRAHIM")."""
+    ``lead_mark``: the first name's marks may come before it ("1Taofik Mohammed IBRAHIM");
+    ``inverted``: the line may be one marked name printed surname first ("Hurturk, Ege \u2217"),
+    which only the names' place tells from a marked affiliation ("Cambridge, Massachusetts \u2020")."""
     # a mark in a font without Unicode mapping comes out as a control or private-use character
-    text = _ASIDE_RE.sub("", compose_accents(_UNMAPPED_RE.sub("", text)))
+    text = _ORCID_RE.sub("", _ASIDE_RE.sub("", compose_accents(_UNMAPPED_RE.sub("", text))))
     # a mark set after the comma ("R. Simon,1 T. M. Bania") goes before it
     text = _MARK_AFTER_COMMA_RE.sub(r"\g<marks>,", text)
     leading = _LEADING_MARK_RE.match(text) if lead_mark else None
@@ -207,7 +251,10 @@ def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Nam
     names: list[_Name] = []
     for piece, piece_marks in zip(pieces, marks):
         parts = [p.strip(" ,;").strip(_SYMBOLS + " ") for p in _SPLIT_RE.split(piece)]
-        parts = [p for p in parts if p]
+        parts = [p for p in parts if p and not _DEGREE_RE.fullmatch(p)]
+        turned = _inverted(parts, piece_marks, sum(1 for p in pieces if p.strip(" ,;"))) if inverted else ""
+        if turned:
+            parts = [turned]
         i = 0
         while i < len(parts):
             part = parts[i]
@@ -219,7 +266,7 @@ def _names(text: str, line: Line, lead_mark: bool = False) -> Optional[list[_Nam
             if not _is_name(part):
                 return None
             name = part.title() if part.isupper() else part  # IEEE prints "LIJIA CHEN"
-            names.append(_Name(name, piece_marks if i == len(parts) - 1 else [], line))
+            names.append(_Name(name, piece_marks if i == len(parts) - 1 else [], line, inverted=bool(turned)))
             i += 1
     if names and leading:
         names[0].marks = _split_marks(leading.group("marks")) + names[0].marks
@@ -240,6 +287,18 @@ def _is_name(text: str) -> bool:
         capitalised += 1
     # not letters spaced out: "A R T I C L E  I N F O" is no name, "Vu Ha" is
     return capitalised >= 2 and any(sum(c.isalpha() for c in w) >= 2 for w in words)
+
+
+def _inverted(parts: list[str], marks: list[str], pieces: int) -> str:
+    """The name of a line that is one marked name printed surname first ("Hurturk, Ege \u2217"
+    -> "Ege Hurturk"), else "". The mark is required: unmarked, "Dhaka, Bangladesh" reads the same.
+    ``pieces``: how many pieces the line's marks cut it into."""
+    if pieces != 1 or not marks or len(parts) != 2 or _ORG_WORDS.search(" ".join(parts)):
+        return ""
+    surname, given = parts
+    if all(len(p.split()) == 1 and p[:1].isupper() and p[1:].islower() and p.isalpha() for p in parts):
+        return f"{given} {surname}"
+    return ""
 
 
 def _split_marks(marks: str) -> list[str]:
