@@ -554,9 +554,13 @@ def test_a_running_head_beside_its_folio_is_furniture():
 @pytest.mark.parametrize("name, heads, starts", [
     # keywords, then the introduction's text on the first page and sections from the second
     ("mauricio_NIBM", ["3. Related Work", "3.1. Cognitive Modelling", "4. Cognitive Behaviour"],
-     ["Using this algorithm, a set of hand-written numbers"]),
-    # keywords, then a run-in "Material and methods" on the next page
-    ("ser763_numerical-anomalies-in", [], ["Age categories (young, subadult and adult) were determined"]),
+     ["Using this algorithm, a set of hand-written numbers",
+      "This paper continues the research that considers a new cognitive model based strongly on the human brain, last"]),
+    # keywords, then an unheaded introduction on the same page (Zoologia, the body's size) and a
+    # run-in "Material and methods" on the next page
+    ("ser763_numerical-anomalies-in", [], ["Teeth are a valuable source of information in studies of mammalian",
+                                           "This paper evaluates numerical anomalies in the dentition",
+                                           "Age categories (young, subadult and adult) were determined"]),
     # no abstract label: an unlabelled abstract, keywords, then "Introduction" (a heading since
     # the fonts' sizes are scaled by the text matrix; before, the running head opened the body)
     ("yimin_29-34_no_abs", ["Introduction"], ["The influx of new technologies in the Information Age"]),
@@ -564,7 +568,8 @@ def test_a_running_head_beside_its_folio_is_furniture():
 def test_the_body_begins_by_the_page_after_the_abstract_without_a_heading(name, heads, starts):
     """After the keywords, blocks waited for a heading before the body began: where the
     introduction's heading is run in (or not a heading the reader sees), whole pages of text
-    were dropped. The body now begins on the abstract's next page at the latest."""
+    were dropped. The body now begins on the abstract's next page at the latest, or on its page
+    at prose in the body's size (an introduction printed without a head)."""
     paper = read_pair(PAIRS / f"{name}.pdf")
     headings = [b.text for b in paper.blocks if b.kind == "heading"]
     paragraphs = [b.text for b in paper.blocks if b.kind == "paragraph"]

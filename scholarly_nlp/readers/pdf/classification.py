@@ -383,7 +383,7 @@ class Classifier:
             after = self.abstract_page if self.abstract_page is not None else self.first_page
             # the body begins at a heading or, unmarked (a run-in "Introduction"), by the page
             # after the abstract's at the latest: keywords and notes never fill a page
-            if self._heading(block) is not None or block.page > after:
+            if self._heading(block) is not None or block.page > after or self._unheaded_body(block):
                 self.state = "body"
                 self._body(block)
         elif self.state == "refs":
@@ -990,6 +990,12 @@ class Classifier:
             and _is_prose(block)
             and cited_works(block.text) >= MIN_CITED_WORKS_OF_BODY
         )
+
+    def _unheaded_body(self, block: VBlock) -> bool:
+        """Whether ``block``, after the abstract and its keywords on their page, is the running
+        text of an introduction printed without a head (Zoologia): prose in the body's size,
+        not the small type of notes, dates and licences set there."""
+        return _is_prose(block) and abs(block.size - self.stats.body_size) <= 0.08 * self.stats.body_size
 
     def _abstract_like(self, block: VBlock) -> bool:
         """Fallback for papers without an "Abstract" label: a long text block on page one."""
