@@ -161,7 +161,11 @@ def test_an_abbreviated_organisation_is_no_author(name, organisation):
         # the ORCID logo's text glued to a name (PLOS)
         ("Elizabeth Marina AllynID1*, Jonathan Joseph Scordino2",
          [("Elizabeth Marina Allyn", ["1", "*"]), ("Jonathan Joseph Scordino", ["2"])]),
+        ("Petar Veli\u010dkovi\u0107ID1", [("Petar Veli\u010dkovi\u0107", ["1"])]),
+        ("DAVID SMITH", [("David Smith", [])]),  # "ID" after a capital is the name's
         ("Ms. S. Divya, M.Com, M.Phil.,", [("S. Divya", [])]),  # degrees after the name
+        ("Jane Doe, PhD, John Roe", [("Jane Doe", []), ("John Roe", [])]),
+        ("J. Smith, M. S.", None),  # initials that read as a degree: the name goes on below
         ("Cambridge, Massachusetts \u2020", None),  # not where a name printed surname first may be
         ("Rue John Von Neumann", None),
         ("Univ. Paris-Sud", None),
@@ -183,6 +187,36 @@ def test_a_marked_name_printed_surname_first():
     assert [(n.name, n.marks) for n in _names("Hurturk, Ege \u2217", None, inverted=True)] == [
         ("Ege Hurturk", ["\u2217"])]
     assert _names("Dhaka, Bangladesh", None, inverted=True) is None
+
+
+@pytest.mark.parametrize("text, author", [
+    ("Gang Peng, Youngstown State University, gpeng@ysu.edu",
+     ("Gang Peng", ["Youngstown State University"], "gpeng@ysu.edu")),
+    ("JOHN SMITH1, Stanford University, jsmith@stanford.edu",
+     ("John Smith", ["Stanford University"], "jsmith@stanford.edu")),
+    # the address is no part of the name: an organisation's name first
+    ("Georgia Tech, School of Interactive Computing, jdoe@gatech.edu", None),
+    # two names: no organisation right after the first
+    ("John Smith, Jane Doe, Google Research, js@google.com", None),
+])
+def test_a_line_of_name_affiliation_and_address(text, author):
+    from scholarly_nlp.readers.pdf.front_matter import _signed_line
+
+    signed = _signed_line(text, None)
+    assert (None if signed is None else (signed.name, signed.affiliations, signed.email)) == author
+
+
+def test_names_set_apart_by_wide_gaps_are_several():
+    """ACL 2012's author row, as pdfium's word boxes give it: two names are two authors, not one
+    four-word name."""
+    from scholarly_nlp.readers.pdf.front_matter import _names_from
+    from scholarly_nlp.readers.pdf.model import Line, Word
+
+    boxes = [("Reut", 174.9, 199.2), ("Tsarfaty", 202.1, 245.5), ("Joakim", 259.8, 297.1), ("Nivre", 300.0, 328.0)]
+    line = Line([Word(t, x0, 126.9, x1, 137.5, 12.0, 10.6) for t, x0, x1 in boxes], 0)
+    line.size = 12.0
+    names, used = _names_from([line], 0, first=True)
+    assert [n.name for n in names] == ["Reut Tsarfaty", "Joakim Nivre"] and used == 1
 
 
 def test_a_word_opening_with_a_to_h_keys_no_affiliation():
@@ -278,9 +312,14 @@ def test_accents_printed_as_glyphs_of_their_own_go_on_their_letter():
     assert [a.name for a in pdf(ACL_PDFS / "W13-2211.pdf").authors] == [
         "\u0130lknur Durgar El-Kahlout", "Co\u015fkun Mermer"]
     assert "Fran\u00e7ois Yvon" in [a.name for a in pdf(ACL_PDFS / "W10-1704.pdf").authors]
-    body = " ".join(b.text for b in pdf(ACL_PDFS / "D13-1032.pdf").blocks)
-    # 25 accents stood apart in its text before; one is left, over no word on its row
+    paper = pdf(ACL_PDFS / "D13-1032.pdf")
+    body = " ".join(b.text for b in paper.blocks)
+    # 25 accents stood apart in its text, names and references before; one is left, over no word
     assert len(re.findall(r"(?:^|\s)[\u00b4`\u02c6\u00a8\u02dc\u00b8\u02c7\u02d9](?=\s|$)", body)) <= 1
+    assert "(Gim\u00e9nez and M\u00e0rquez, 2004)" in body
+    # pdfium cut "Gim" / "\u00b4" / "enez": one word again, so the entry's authors and title are right
+    svmtool = next(e for e in paper.bibliography.values() if e.title.startswith("Svmtool"))
+    assert svmtool.authors == ["Jes\u00fas Gim\u00e9nez", "Lluis M\u00e0rquez"]
 
 
 @pytest.mark.needs_data("pdf-pairs")

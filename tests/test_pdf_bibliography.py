@@ -20,7 +20,7 @@ import pdf_samples
 from conftest import data_path, need
 from scholarly_nlp import read
 from scholarly_nlp.readers import read_pdf
-from scholarly_nlp.readers.pdf.reference_parser import compose_accents, parse_reference
+from scholarly_nlp.readers.pdf.reference_parser import parse_reference
 
 TEI_NS = {"t": "http://www.tei-c.org/ns/1.0"}
 PAIRS = data_path("pdf-pairs")
@@ -240,15 +240,6 @@ def test_a_doi_is_read_and_kept_out_of_the_title():
     parsed = parse_reference("Smith, J. (2019). Things. Nature, 3, 4. https://doi.org/10.1038/s41586-019-1.")
     assert parsed.doi == "10.1038/s41586-019-1"
     assert parsed.title == "Things" and parsed.venue == "Nature"
-
-
-def test_spacing_accents_are_put_on_their_letter():
-    assert compose_accents("Be\u00b4langer") == "B\u00e9langer"
-    assert compose_accents("Schro\u00a8dinger") == "Schr\u00f6dinger"
-    assert compose_accents("Co\u02c6te\u00b4") == "C\u00f4t\u00e9"
-    assert compose_accents("plain text") == "plain text"
-    # TeX's \.I prints the dot before its letter: "\u02d9Ilknur" is \u0130lknur (WMT 2010, 2013)
-    assert compose_accents("\u02d9Ilknur Durgar") == "\u0130lknur Durgar"
 
 
 # --------------------------------------------------------------------------- bad input

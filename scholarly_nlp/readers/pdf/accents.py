@@ -3,14 +3,16 @@
 Fonts without precomposed letters (OT1 and the like, most ACL papers before ~2015) print an
 accent as a glyph of its own over the letter. pdfium's text then has the accent beside the
 letter ("Be\u00b4langer"), or as a word of its own after the word it sits on ("Muller \u00a8"),
-sometimes several words later. :func:`place_accent` puts such a detached accent into the word
-whose box it lies over, on the letter under it; :func:`compose_accents` (in
-:mod:`.reference_parser`) composes the accents left beside their letters.
+sometimes several words later, and may cut the word it interrupts ("Gim \u00b4 enez").
+:func:`place_accent` puts such a detached accent into the word whose box it lies over, on the
+letter under it; :func:`runs_on` tells the two halves of a cut word; :func:`compose_accents`
+(in :mod:`.reference_parser`) composes the accents left beside their letters.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from typing import Optional
 
 from .model import Word
@@ -20,20 +22,28 @@ SPACING_ACCENTS = {"\u00b4": "\u0301", "`": "\u0300", "\u02c6": "\u0302", "\u00a
                    "\u02dc": "\u0303", "\u00b8": "\u0327", "\u02c7": "\u030c", "\u02d9": "\u0307",
                    "\u02d8": "\u0306", "\u02da": "\u030a", "\u02dd": "\u030b"}
 VOWELS = "AEIOUYaeiouy\u0131"
-#: The letters an accent goes on, where it is not on a vowel.
+#: The letters an accent goes on besides the vowels (or instead of them: cedilla, caron, dot).
 _LETTERS_FOR = {
-    "\u00b8": "CSTcst",  # cedilla
-    "\u02c7": "CDENRSTZcdenrstz",  # caron
+    "\u00b4": VOWELS + "CNSZcnsz",  # acute: Polish \u0107 \u0144 \u015b \u017a
+    "\u00b8": "CGKLNSTcgklnst",  # cedilla
+    "\u02c7": "CDELNRSTZcdelnrstz",  # caron
     "\u02d9": "CEGIZcegz",  # dot above
     "\u02dc": "AONaon",  # tilde
     "\u02d8": "AGUagu",  # breve
 }
+#: Within this many letter widths of the accent, a letter that takes it beats one that does not.
+_TAKER_PULL = 0.6
+_NARROW, _WIDE = set("fijlrtI.,'"), set("mwMW")
+
+#: The middle of each character of a word, from the PDF where it is known, else None.
+Centres = Callable[[Word], Optional[list[float]]]
 
 
-def place_accent(accent: Word, words: list[Word]) -> Optional[Word]:
+def place_accent(accent: Word, words: list[Word], centres: Optional[Centres] = None) -> Optional[Word]:
     """Put the detached spacing accent ``accent`` (a word of that one glyph) on the letter of
     ``words`` it is printed over and return that word; None where it is over no word's letter
-    on its row (the caller keeps the accent as it is)."""
+    on its row (the caller keeps the accent as it is). ``centres`` gives a word's character
+    middles from the PDF; without it they are estimated from the letters' usual widths."""
     mark = SPACING_ACCENTS.get(accent.text)
     if mark is None:
         return None
@@ -42,26 +52,15 @@ def place_accent(accent: Word, words: list[Word]) -> Optional[Word]:
     for word in reversed(words):
         if not (word.x0 < centre < word.x1) or abs(word.y1 - accent.y1) > 0.5 * height:
             continue
-        at = _letter_under(word, centre, accent.text)
+        at = _letter_under(word, centre, accent.text, centres)
         if at is None:
             return None
+        before = len(word.text)
         word.text = unicodedata.normalize("NFC", word.text[:at + 1] + mark + word.text[at + 1:])
+        if word.sup > at:  # a mark that composes with nothing lengthens the word
+            word.sup += len(word.text) - before
         return word
     return None
-
-
-def _letter_under(word: Word, centre: float, accent: str) -> Optional[int]:
-    """The index of the letter of ``word`` under ``centre``: of the letters that take this
-    accent, the one whose estimated middle is nearest (letters taken as equally wide)."""
-    text = word.text
-    takers = _LETTERS_FOR.get(accent, VOWELS)
-    width = (word.x1 - word.x0) / max(len(text), 1)
-    candidates = [i for i, c in enumerate(text) if c in takers]
-    if not candidates:
-        candidates = [i for i, c in enumerate(text) if c.isalpha()]
-    if not candidates:
-        return None
-    return min(candidates, key=lambda i: abs(word.x0 + (i + 0.5) * width - centre))
 
 
 def runs_on(word: Word, following: Word) -> bool:
@@ -69,3 +68,29 @@ def runs_on(word: Word, following: Word) -> bool:
     pdfium cut in two at an accent's glyph."""
     height = max(word.height, 1.0)
     return abs(following.x0 - word.x1) < 0.1 * height and abs(following.y1 - word.y1) < 0.3 * height
+
+
+def _letter_under(word: Word, centre: float, accent: str, centres: Optional[Centres]) -> Optional[int]:
+    """The index of the letter of ``word`` under ``centre``: the nearest letter, where one
+    that takes this accent (a vowel for most) is pulled :data:`_TAKER_PULL` letters nearer."""
+    text = word.text
+    known = centres(word) if centres is not None else None
+    middles = known if known is not None and len(known) == len(text) else _estimated_centres(word)
+    width = (word.x1 - word.x0) / max(len(text), 1)
+    takers = _LETTERS_FOR.get(accent, VOWELS)
+    letters = [i for i, c in enumerate(text) if c.isalpha()]
+    if not letters:
+        return None
+    return min(letters, key=lambda i: abs(middles[i] - centre) / width - (_TAKER_PULL if text[i] in takers else 0.0))
+
+
+def _estimated_centres(word: Word) -> list[float]:
+    """Character middles estimated from usual widths: narrow (i, l, t ...) half, wide (m, w)
+    one and a half of the others."""
+    weights = [0.5 if c in _NARROW else 1.5 if c in _WIDE else 1.0 for c in word.text]
+    scale = (word.x1 - word.x0) / max(sum(weights), 1e-6)
+    middles, x = [], word.x0
+    for weight in weights:
+        middles.append(x + weight * scale / 2)
+        x += weight * scale
+    return middles

@@ -191,9 +191,24 @@ def _page_lines(
     to_char = pdfium_c.FPDFText_GetCharIndexFromTextIndex
     fonts = FontReader(raw_tp)
     words: list[Word] = []
+    held: list[Word] = []  # the words of the line before, not yet built into line segments
     append = words.append
     last_height, last_size = -1.0, 0.0
-    accented: Word | None = None  # the word a detached accent was just put on
+    after_accent = False  # the last piece was an accent put on a word before it
+    # each word's pieces of pdfium's text (offset, length; -1 where cleaning changed it), for
+    # the middles of its characters where an accent must find its letter
+    pieces: dict[int, list[tuple[int, int]]] = {}
+
+    def centres(word: Word) -> list[float] | None:
+        middles = []
+        for start, length in pieces.get(id(word), []):
+            if length < 0:
+                return None
+            for offset in range(length):
+                loose_box(raw_tp, start + offset if aligned else to_char(raw_tp, start + offset), rect)
+                middles.append((rect.left + rect.right) / 2 - left)
+        return middles or None
+
     for match in _PIECE_RE.finditer(text):
         first, end = match.span()
         piece = text[first:end]
@@ -201,9 +216,10 @@ def _page_lines(
             if words:
                 if piece == _PDFIUM_HYPHEN:
                     words[-1].broken = True
-                for segment in _segments(words):
+                # a line is built one line late: pdfium may give an accent's glyph after the break
+                for segment in _segments(held) if held else ():
                     yield _make_line(segment, page_index, fonts, raw_tp)
-                words = []
+                held, words = words, []
                 append = words.append
             continue
         cleaned = piece if piece.isascii() and piece.isprintable() else _clean_word(piece)
@@ -228,24 +244,33 @@ def _page_lines(
         if not -0.02 * height <= height - last_height <= 0.02 * height:
             last_height, last_size = height, font_size(raw_tp, first)
         word = Word(cleaned, x0 - left, top - y_top, x1 - left, top - y_bottom, last_size, height, first)
-        if cleaned in SPACING_ACCENTS:
-            accented = place_accent(word, words)
-            if accented is not None:
-                continue  # an accent glyph printed over a letter of a word before it ("Muller \u00a8")
-        elif accented is not None:
-            if words and accented is words[-1] and runs_on(accented, word):
-                accented.text += cleaned  # the rest of a word the accent's glyph cut ("Veli\u010dkovi" "c\u00b4")
-                accented.x1 = word.x1
-                accented = None
-                continue
-            accented = None
+        if cleaned in SPACING_ACCENTS and place_accent(word, held + words, centres) is not None:
+            after_accent = True
+            continue  # an accent glyph printed over a letter of a word before it ("Muller \u00a8")
         if cleaned[-1:].isdigit() or (cleaned[-2:-1].isdigit() and cleaned[-1] in SUPERSCRIPT_TRAIL):
             word.sup = _superscript_start(raw_tp, cleaned, piece, end, aligned, first_top, first_bottom,
                                           words[-1] if words else None, word, rect)
+        span = (match.start(), len(piece) if cleaned == piece else -1)
+        if after_accent and words and runs_on(words[-1], word):
+            # the rest of a word the accent's glyph cut ("Veli\u010dkovi" "c\u00b4", "Gim" "\u00b4" "enez")
+            _join(words[-1], word)
+            pieces.setdefault(id(words[-1]), []).append(span)
+            continue
+        after_accent = False
+        pieces[id(word)] = [span]
         append(word)
-    if words:
-        for segment in _segments(words):
+    for finished in (held, words):
+        for segment in _segments(finished) if finished else ():
             yield _make_line(segment, page_index, fonts, raw_tp)
+
+
+def _join(word: Word, rest: Word) -> None:
+    """Extend ``word`` by ``rest``, the piece of it after an accent's glyph."""
+    word.text += rest.text
+    word.x1 = max(word.x1, rest.x1)
+    word.y0, word.y1 = min(word.y0, rest.y0), max(word.y1, rest.y1)
+    word.height = max(word.height, rest.height)
+    word.sup = len(word.text) - len(rest.text) + rest.sup if rest.sup >= 0 else word.sup
 
 
 def _superscript_start(raw_tp, cleaned: str, piece: str, end: int, aligned: bool, first_top: float,

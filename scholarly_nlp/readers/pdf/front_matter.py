@@ -51,12 +51,12 @@ _ORG_WORDS = re.compile(
     re.IGNORECASE,
 )
 _UNMAPPED_RE = re.compile("[\x00-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
-#: the ORCID logo's text glued to a name ("Elizabeth Marina AllynID1*")
-_ORCID_RE = re.compile(r"(?<=[a-z\u00df-\u00ff])ID(?=[\d\s,;*\u2217\u2020\u2021]|$)")
-#: a degree printed after a name ("Ms. S. Divya, M.Com, M.Phil.")
+#: the ORCID logo's text glued to a name ("Elizabeth Marina AllynID1*"), after a lower-case letter
+_ORCID_RE = re.compile(r"(?<=[^\W\d_])ID(?=[\d\s,;*\u2217\u2020\u2021]|$)")
+#: a degree printed after a name ("Ms. S. Divya, M.Com, M.Phil."); not "M.D." or "M. S.",
+#: which initials spell too
 _DEGREE_RE = re.compile(
-    r"(?:Ph\.?\s?D|D\.?\s?Phil|M\.?\s?Phil|M\.?\s?Com|M\.?\s?Sc|B\.?\s?Sc|M\.?\s?Tech|B\.?\s?Tech|M\.?\s?D|"
-    r"M\.?\s?A|B\.?\s?A|M\.?\s?S|MBA|MPH|FRCP|FRCS)\.?")
+    r"(?:Ph\.?D|D\.?Phil|M\.?Phil|M\.?Com|M\.?Sc|B\.?Sc|M\.?Tech|B\.?Tech|MBA|MPH|FRCP|FRCS)\.?")
 _LONE_MARK_RE = re.compile(rf"^(?:\d{{1,2}}|[a-h]|[{_SYMBOLS}]+)$")
 _INITIAL_RE = re.compile(r"^[^\W\d_]\.\s")
 _INITIAL_END_RE = re.compile(r"(?:^|\s)[^\W\d_]\.$")
@@ -167,9 +167,13 @@ def _names_from(lines: list[Line], start: int, first: bool = False,
     last = start
     for _ in range(_NAME_LINES):
         parsed = _names(text, lines[start], lead_mark=first, inverted=inverted)
-        if parsed is None and last == start:
+        if parsed is not None and any(n.inverted for n in parsed) and not _address_below(parsed, lines, last):
+            parsed = None  # "Cambridge, Massachusetts \u2020" reads as a name printed surname first
+        if last == start:
             spaced = _spaced_names(lines[start])
-            parsed = _names(spaced, lines[start], lead_mark=first) if spaced else None
+            apart = _names(spaced, lines[start], lead_mark=first) if spaced else None
+            if apart is not None and len(apart) > len(parsed or []):
+                parsed = apart  # "Reut Tsarfaty   Joakim Nivre" are two names, not one of four words
         following = _next_piece(lines, last)
         if parsed is not None:
             if not (following is not None and _goes_on(parsed[-1].name)):
@@ -188,12 +192,14 @@ def _signed_line(text: str, line: Line) -> Optional["_Name"]:
     addresses = [a for many, one, domain in _EMAIL_RE.findall(text) for a in _expand(many, one, domain)]
     pieces = [p.strip(" ,;") for p in _EMAIL_RE.sub(" ", text).split(",")]
     pieces = [p for p in pieces if p]
-    if len(addresses) != 1 or len(pieces) < 2 or not any(_ORG_WORDS.search(p) for p in pieces[1:]):
+    if len(addresses) != 1 or len(pieces) < 2 or not _ORG_WORDS.search(pieces[1]):
         return None
-    name = _HONORIFIC_RE.sub("", pieces[0])
-    if not _is_name(name):
+    names = _names(pieces[0], line)
+    # the address must be the name's: "Georgia Tech, School of ..., jdoe@gatech.edu" is no author
+    if names is None or len(names) != 1 or not _local_match(names[0], addresses[0]):
         return None
-    return _Name(name, [], line, affiliations=[", ".join(pieces[1:])], email=addresses[0])
+    names[0].affiliations, names[0].email = [", ".join(pieces[1:])], addresses[0]
+    return names[0]
 
 
 def _next_piece(lines: list[Line], index: int) -> Optional[int]:
@@ -207,6 +213,18 @@ def _next_piece(lines: list[Line], index: int) -> Optional[int]:
         if abs(lines[later].size - line.size) <= 0.15 * max(line.size, 1.0):
             return None
     return None
+
+
+def _address_below(names: list["_Name"], lines: list[Line], index: int) -> bool:
+    """Whether a line under ``lines[index]``, within two of its sizes, holds an address with a
+    part of one of ``names`` ("Hurturk, Ege \u2217" over "ege.hurturk@gmail.com", the next
+    author's name beside it)."""
+    line = lines[index]
+    under = [l for l in lines[index + 1:]
+             if 0 <= l.y0 - line.y1 <= 2 * max(line.size, 1.0) and l.x0 < line.x1 and line.x0 < l.x1]
+    found = [match for l in under for match in _EMAIL_RE.findall(l.text)]
+    addresses = [a for many, one, domain in found for a in _expand(many, one, domain)]
+    return any(_local_match(name, address) for name in names for address in addresses)
 
 
 def _spaced_names(line: Line) -> str:
@@ -231,9 +249,10 @@ def _names(text: str, line: Line, lead_mark: bool = False, inverted: bool = Fals
     """The names on a line with their marks, or None when the line is not a list of names;
     ``lead_mark``: the first name's marks may come before it ("1Taofik Mohammed IBRAHIM");
     ``inverted``: the line may be one marked name printed surname first ("Hurturk, Ege \u2217"),
-    which only the names' place tells from a marked affiliation ("Cambridge, Massachusetts \u2020")."""
+    which only the names' place and an address tell from a marked affiliation ("Cambridge,
+    Massachusetts \u2020"; :func:`_names_from` asks for the address)."""
     # a mark in a font without Unicode mapping comes out as a control or private-use character
-    text = _ORCID_RE.sub("", _ASIDE_RE.sub("", compose_accents(_UNMAPPED_RE.sub("", text))))
+    text = _ORCID_RE.sub(_orcid_logo, _ASIDE_RE.sub("", compose_accents(_UNMAPPED_RE.sub("", text))))
     # a mark set after the comma ("R. Simon,1 T. M. Bania") goes before it
     text = _MARK_AFTER_COMMA_RE.sub(r"\g<marks>,", text)
     leading = _LEADING_MARK_RE.match(text) if lead_mark else None
@@ -287,6 +306,12 @@ def _is_name(text: str) -> bool:
         capitalised += 1
     # not letters spaced out: "A R T I C L E  I N F O" is no name, "Vu Ha" is
     return capitalised >= 2 and any(sum(c.isalpha() for c in w) >= 2 for w in words)
+
+
+def _orcid_logo(match: re.Match) -> str:
+    """"" for the ORCID logo's "ID" after a lower-case letter ("AllynID"); the text as it is
+    after a capital ("DAVID")."""
+    return "" if match.string[match.start() - 1].islower() else match.group()
 
 
 def _inverted(parts: list[str], marks: list[str], pieces: int) -> str:

@@ -138,15 +138,21 @@ def opens_with_name(text: str) -> bool:
 #: TeX's \v{s} prints the caron before its letter ("Fi\u02c7ser"), \.I the dot ("\u02d9Ilknur")
 _CARON_LETTERS = "CDENRSTZcdenrstz"
 _DOT_LETTERS = "CEGIZcegz"
+_ACCENT_AFTER_STOP_RE = re.compile(rf"(?<=[a-z\u00df-\u00ff])([,.;:])([{''.join(_SPACING_ACCENTS)}])")
+_DOTLESS_ACCENTED_RE = re.compile("\u0131(?=[\u0300-\u036f])")  # TeX's accented dotless i
 _CEDILLA_LETTERS = "CSTcst"  # and the cedilla after it ("Franc\u00b8ois")
 
 
 def compose_accents(text: str) -> str:
     """Spacing accents a PDF prints beside their letter ("Be\u00b4langer", "Co\u02c6te\u00b4") put on
     it ("B\u00e9langer", "C\u00f4t\u00e9"): on the vowel before, else on the vowel after; a caron
-    on the consonant after it ("Fi\u02c7ser", Fi\u0161er), a cedilla on the c, s or t before it."""
+    on the consonant after it ("Fi\u02c7ser", Fi\u0161er), a dot above on the letter after it
+    ("\u02d9Ilknur", \u0130lknur), a cedilla on the c, s or t before it. An accent after a name's comma
+    or full stop goes before it ("Herve,\u00b4" is "Herv\u00e9,"), and one beside TeX's dotless i
+    goes on it ("Llu\u00b4\u0131s", "Mart\u0131\u0301" are Llu\u00eds, Mart\u00ed)."""
     if not any(accent in text for accent in _SPACING_ACCENTS):
-        return text
+        return unicodedata.normalize("NFC", _DOTLESS_ACCENTED_RE.sub("i", text)) if "\u0131" in text else text
+    text = _ACCENT_AFTER_STOP_RE.sub(r"\2\1", text)
     out: list[str] = []
     for i, char in enumerate(text):
         if char not in _SPACING_ACCENTS:
@@ -156,6 +162,8 @@ def compose_accents(text: str) -> str:
         after = text[i + 1] if i + 1 < len(text) else ""
         if (char == "\u02c7" and after and after in _CARON_LETTERS) or (char == "\u02d9" and after and after in _DOT_LETTERS):
             out.extend((after, _SPACING_ACCENTS[char], "\0"))  # the letter is skipped below
+        elif after == "\u0131":
+            out.extend((after, _SPACING_ACCENTS[char], "\0"))
         elif char == "\u00b8" and base and base in _CEDILLA_LETTERS and out[-1] != " ":
             out.append(_SPACING_ACCENTS[char])
         elif base and base in _VOWELS and out[-1] != " ":
@@ -171,7 +179,7 @@ def compose_accents(text: str) -> str:
     text = "".join(out)
     # drop the letter each placeholder says was already written
     text = re.sub("\0.", "", text, flags=re.S)
-    return unicodedata.normalize("NFC", text)
+    return unicodedata.normalize("NFC", _DOTLESS_ACCENTED_RE.sub("i", text))
 
 
 def parse_reference(text: str, numbered: bool = False) -> ParsedReference:
