@@ -145,6 +145,11 @@ def test_a_pdf_doc_has_citances_linked_to_its_bibliography():
          "Design archaeology"),
         ("Bharath, R., Punit Kumar, et al. (Dec. 2015). \u201cFPGA-Based Portable Ultrasound Scanning System\u201d. "
          "In: Journal of Imaging 1.1, pp. 193\u2013219.", False, ["R. Bharath", "Punit Kumar"], "2015", "FPGA-Based"),
+        # Zoologia: names in capitals, initials first after the first, one with a particle
+        ("VERSTRAETE, F.J.M.; R.J. VAN AARDE; B.A. NIEUWOUDT; E. MAUER & P.H. KASS. 1996. The dental pathology "
+         "of feral cats on Marion Island. Journal of Comparative Pathology 115: 283-297.", False,
+         ["F.J.M. VERSTRAETE", "R.J. VAN AARDE", "B.A. NIEUWOUDT", "E. MAUER", "P.H. KASS"], "1996",
+         "The dental pathology of feral cats"),
         # IEEE Access's doubled single quotes around a title that quotes with single ones
         ("[34] A. Jones, S. Bull, and G. Castellano, \u2018\u2018\u2018I know that now, I\u2019m going to learn this "
          "next\u2019 promoting self-regulated learning with a robotic tutor,\u2019\u2019 Int. J. Social Robot., vol. 10, "

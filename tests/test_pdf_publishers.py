@@ -321,6 +321,18 @@ def test_mirrored_margins_keep_each_pages_columns():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_an_appendix_label_in_body_type_ends_the_references():
+    """Zoologia's "Appendix. Examined material." under its references, plain 8-pt type like them:
+    it was read as a 28th entry (authors "Appendix"); it is the body's, with its lists."""
+    zoologia = read_pair(PAIRS / "ser763_numerical-anomalies-in.pdf")
+    entries = list(zoologia.bibliography.values())
+    assert len(entries) == 27 and not any("Appendix" in e.authors for e in entries)
+    assert entries[-1].title == "The origin of extra teeth in mammals"
+    paragraphs = [b.text for b in zoologia.blocks_of("paragraph")]
+    assert any(t.startswith("Arctocephalus australis (63). BRASIL, Santa Catarina: UFSC 1040") for t in paragraphs)
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_wiley_numbers_its_heads_with_a_bar():
     """Wiley's Conservation Science and Practice prints "1 | INTRODUCTION", "3.1 | Resident species"."""
     paper = read_pair(PAIRS / "tannonk_10.1111_csp2.319.pdf")

@@ -31,6 +31,8 @@ _SUB_ITEM_HEAD_RE = re.compile(r"^(?P<num>(?:\d{1,2}|[a-z])[):])\s+(?P<title>[^\
 _APPENDIX_HEAD_RE = re.compile(
     r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
 )
+#: An appendix's run-in label ("Appendix. Examined material.", "Appendix A:"), in any type
+_APPENDIX_LABEL_RE = re.compile(r"^(?:appendix|appendices)(?:\s+[A-Z0-9]{1,3})?\s*[.:]\s", re.IGNORECASE)
 #: Headings that end a reference list printed before the back matter.
 _AFTER_REFERENCES_RE = re.compile(
     r"^(?:acknowledge?ments?|author(?:s'?)? contributions?|funding|conflicts? of interest|competing interests?|"
@@ -497,9 +499,9 @@ class Classifier:
             and self._strong(block)
             and (_APPENDIX_HEAD_RE.match(head[1]) or _AFTER_REFERENCES_RE.match(head[1])
                  or (head[0] and head[0][0].isalpha()) or self._new_numbered_section(head[0], block))
-        ):
+        ) or _APPENDIX_LABEL_RE.match(block.lines[0].text):  # Zoologia's plain "Appendix. Examined material."
             self.state = "body"
-            self.list_was_a_box = self._new_numbered_section(head[0], block)
+            self.list_was_a_box = head is not None and self._new_numbered_section(head[0], block)
             self._body(block)
             return
         self.reference_blocks.append(block)

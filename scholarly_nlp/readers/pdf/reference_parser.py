@@ -27,7 +27,10 @@ from .accents import SPACING_ACCENTS as _SPACING_ACCENTS, VOWELS as _VOWELS
 _YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
 _UP = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0100-\u017f"
 _LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f"
-_PARTICLE = r"(?:(?:[Zz]u|[Vv]an|[Vv]on|[Dd]er|[Dd]en|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|[Dd]u|[Ll]a|[Ll]e|[Dd]os|[Dd]as|ter|ten|bin|[Aa]l|[Ee]l|[Ss]t\.)\s+)*"
+#: particles before a surname, also in the capitals of a journal that sets surnames so ("R.J. VAN
+#: AARDE"); not "DE" or "DA", which Vancouver's initials spell ("Casey DE Jr")
+_PARTICLE = (r"(?:(?:[Zz]u|[Vv]an|[Vv]on|[Dd]er|[Dd]en|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|[Dd]u|[Ll]a|[Ll]e|[Dd]os|[Dd]as|"
+             r"ter|ten|bin|[Aa]l|[Ee]l|[Ss]t\.|VAN|VON|DER|DELLA|DOS)\s+)*")
 #: A name's lower-case particles, as a loosely read name may hold them.
 _PARTICLE_WORDS = "zu|van|von|vom|der|den|de|del|della|di|da|du|la|le|dos|das|ter|ten|bin|al|el"
 _SURNAME = rf"{_PARTICLE}(?:[{_UP}]['\u2019])?[{_UP}][{_UP}{_LOW}'\u2019]*(?:-[{_UP}{_LOW}]+)*[{_LOW}{_UP}]"
