@@ -17,6 +17,7 @@ import pypdfium2.raw as pdfium_c
 
 from .accents import SPACING_ACCENTS, place_accent, runs_on
 from .document import PdfHandle
+from .frame import Frame, page_turn
 from .glyph_names import CONTROL_RE
 from .model import SUPERSCRIPT_TRAIL, Line, Page, Word
 from .symbol_font import ADOBE_SYMBOL_PUA, SYMBOL_PUA_RE, is_symbol_font, symbol_character
@@ -66,10 +67,11 @@ _NUMBERS_RE = re.compile(rf"^\d{{1,3}}(?:[,\u2013\u2014-]\d{{1,3}})*[{re.escape(
 def read_page(pdf: PdfHandle, index: int) -> Page:
     """Extract one page's line segments (top-left coordinates) with sizes and fonts."""
     page = pdf.page(index)
-    left, bottom, right, top = page.get_bbox()
     textpage = page.get_textpage()
     try:
         count = textpage.count_chars()
+        frame = Frame(page_turn(textpage.raw, count), *page.get_bbox())
+        loose_box, origin_x, origin_top = _frame_boxes(frame)
         text = _page_text(textpage.raw, count)
         # pdfium leaves glyphs without a code out of its text: offsets then need mapping
         aligned = len(text) == count
@@ -79,17 +81,34 @@ def read_page(pdf: PdfHandle, index: int) -> Page:
                 text = _replace_by_font(textpage.raw, text, CONTROL_RE, aligned,
                                         lambda font, ch, _: tables.get(font, {}).get(ord(ch), ch))
         if "\uf001" in text or "\uf002" in text:
-            text = _join_pua_ligatures(textpage.raw, text, aligned)
+            text = _join_pua_ligatures(textpage.raw, text, aligned, loose_box)
         if SYMBOL_PUA_RE.search(text):
             raw = textpage.raw
             text = _replace_by_font(raw, text, SYMBOL_PUA_RE, aligned,
                                     lambda font, ch, at: symbol_character(ch)
                                     if is_symbol_font(font) or is_symbol_font(_family_name(raw, at)) else ch)
-        lines = list(_page_lines(textpage.raw, text, left, top, index, aligned))
+        lines = list(_page_lines(textpage.raw, text, origin_x, origin_top, index, aligned, loose_box, frame.turn))
         unmapped = _unmapped_share(textpage.raw, count) if index < 3 else (0, 0)
     finally:
         textpage.close()
-    return Page(index, right - left, top - bottom, lines, unmapped=unmapped)
+    return Page(index, frame.width, frame.height, lines, unmapped=unmapped, turn=frame.turn)
+
+
+def _frame_boxes(frame: Frame) -> tuple[Callable, float, float]:
+    """pdfium's loose character box in ``frame``, and the x of the frame's left edge and the
+    y of its top in those boxes' space: on a turned page, boxes are written with y up from the
+    frame's foot and x from its left edge, so the callers' top-left arithmetic holds there too."""
+    if not frame.turn:
+        return pdfium_c.FPDFText_GetLooseCharBox, frame.left, frame.top
+    get_box, height = pdfium_c.FPDFText_GetLooseCharBox, frame.height
+
+    def loose_box(raw_tp, index: int, rect) -> bool:
+        found = get_box(raw_tp, index, rect)
+        x0, y0, x1, y1 = frame.box(rect.left, rect.bottom, rect.right, rect.top)
+        rect.left, rect.right, rect.top, rect.bottom = x0, x1, height - y0, height - y1
+        return found
+
+    return loose_box, 0.0, height
 
 
 def _unmapped_share(raw_tp, count: int) -> tuple[int, int]:
@@ -142,7 +161,7 @@ def _char_index(raw_tp, at: int, aligned: bool) -> int:
     return at if aligned else pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, at)
 
 
-def _join_pua_ligatures(raw_tp, text: str, aligned: bool) -> str:
+def _join_pua_ligatures(raw_tp, text: str, aligned: bool, loose_box: Callable) -> str:
     """``text`` with the space after a U+F001/U+F002 ligature made a joiner where the next
     glyph follows with no gap (the font's own space, not a word break); same length."""
     rect = pdfium_c.FS_RECTF()
@@ -151,9 +170,9 @@ def _join_pua_ligatures(raw_tp, text: str, aligned: bool) -> str:
         ligature, following = _char_index(raw_tp, match.start(), aligned), _char_index(raw_tp, match.end(), aligned)
         if ligature < 0 or following < 0:
             continue
-        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, ligature, rect)
+        loose_box(raw_tp, ligature, rect)
         ligature_box = (rect.left, rect.bottom, rect.right, rect.top)
-        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, following, rect)
+        loose_box(raw_tp, following, rect)
         if set_without_gap(ligature_box, (rect.left, rect.bottom, rect.right, rect.top)):
             characters[match.start() + 1] = _JOINER
     return "".join(characters)
@@ -178,15 +197,16 @@ def _clean_word(piece: str) -> str:
 
 
 def _page_lines(
-    raw_tp, text: str, left: float, top: float, page_index: int, aligned: bool = True
+    raw_tp, text: str, left: float, top: float, page_index: int, aligned: bool = True,
+    loose_box: Callable = pdfium_c.FPDFText_GetLooseCharBox, turn: int = 0,
 ) -> Iterator[Line]:
     """Yield line segments from pdfium's text: split at its line breaks, then at wide gaps.
+    ``loose_box`` gives character boxes in the page's reading frame, whose text runs at ``turn``.
 
     One pass over words: each word costs two box look-ups (its first and last characters);
     the font size is read again only when the glyph height changes from the word before.
     """
     rect = pdfium_c.FS_RECTF()
-    loose_box = pdfium_c.FPDFText_GetLooseCharBox
     font_size = pdfium_c.FPDFText_GetFontSize
     to_char = pdfium_c.FPDFText_GetCharIndexFromTextIndex
     fonts = FontReader(raw_tp)
@@ -218,7 +238,7 @@ def _page_lines(
                     words[-1].broken = True
                 # a line is built one line late: pdfium may give an accent's glyph after the break
                 for segment in _segments(held) if held else ():
-                    yield _make_line(segment, page_index, fonts, raw_tp)
+                    yield _make_line(segment, page_index, fonts, raw_tp, turn)
                 held, words = words, []
                 append = words.append
             continue
@@ -249,7 +269,7 @@ def _page_lines(
             continue  # an accent glyph printed over a letter of a word before it ("Muller \u00a8")
         if cleaned[-1:].isdigit() or (cleaned[-2:-1].isdigit() and cleaned[-1] in SUPERSCRIPT_TRAIL):
             word.sup = _superscript_start(raw_tp, cleaned, piece, end, aligned, first_top, first_bottom,
-                                          words[-1] if words else None, word, rect)
+                                          words[-1] if words else None, word, rect, loose_box)
         span = (match.start(), len(piece) if cleaned == piece else -1)
         if after_accent and words and runs_on(words[-1], word):
             # the rest of a word the accent's glyph cut ("Veli\u010dkovi" "c\u00b4", "Gim" "\u00b4" "enez")
@@ -261,7 +281,7 @@ def _page_lines(
         append(word)
     for finished in (held, words):
         for segment in _segments(finished) if finished else ():
-            yield _make_line(segment, page_index, fonts, raw_tp)
+            yield _make_line(segment, page_index, fonts, raw_tp, turn)
 
 
 def _join(word: Word, rest: Word) -> None:
@@ -274,7 +294,7 @@ def _join(word: Word, rest: Word) -> None:
 
 
 def _superscript_start(raw_tp, cleaned: str, piece: str, end: int, aligned: bool, first_top: float,
-                       first_bottom: float, prev: "Word | None", word: Word, rect) -> int:
+                       first_bottom: float, prev: "Word | None", word: Word, rect, loose_box: Callable) -> int:
     """Where a word's raised, smaller run of digits starts (a superscript citation), or -1.
 
     ``cleaned`` is the word's text, ``piece`` pdfium's, which ends at ``end``. A glued run
@@ -295,7 +315,7 @@ def _superscript_start(raw_tp, cleaned: str, piece: str, end: int, aligned: bool
         index = end - len(piece) + at
         if not aligned:
             index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw_tp, index)
-        pdfium_c.FPDFText_GetLooseCharBox(raw_tp, index, rect)
+        loose_box(raw_tp, index, rect)
         base_height = first_top - first_bottom
         raised = rect.bottom > first_bottom + 0.25 * base_height
         smaller = rect.top - rect.bottom < 0.85 * base_height
@@ -324,24 +344,25 @@ def _segments(words: list[Word]) -> Iterator[list[Word]]:
     yield segment
 
 
-def _upright(raw_tp, index: int) -> bool:
-    """Whether the character at ``index`` runs left to right along the page. Read from its
-    matrix's rotation (atan2(b, a)), not FPDFText_GetCharAngle, which takes the skew of a
-    synthetic italic for an angle."""
+def _upright(raw_tp, index: int, turn: int = 0) -> bool:
+    """Whether the character at ``index`` runs left to right in the page's reading frame
+    (along the page, or at ``turn`` on a page set sideways). Read from its matrix's rotation
+    (atan2(b, a)), not FPDFText_GetCharAngle, which takes the skew of a synthetic italic for
+    an angle."""
     matrix = pdfium_c.FS_MATRIX()
     if not pdfium_c.FPDFText_GetMatrix(raw_tp, index, matrix):
         return True
-    return abs(math.atan2(matrix.b, matrix.a)) < _UPRIGHT_TOLERANCE
+    return abs(math.atan2(matrix.b, matrix.a) - math.radians(turn)) < _UPRIGHT_TOLERANCE
 
 
-def _make_line(words: list[Word], page_index: int, fonts: FontReader, raw_tp) -> Line:
+def _make_line(words: list[Word], page_index: int, fonts: FontReader, raw_tp, turn: int = 0) -> Line:
     """Build a line segment; read its fonts at its first and last word (and, for a line
     opening with a section number or in bold that turns regular, at each of its first words,
     to find run-in headings) and its first character's angle."""
     name, bold_first = fonts.font(words[0].index)
     last_name, bold_last = fonts.font(words[-1].index) if len(words) > 1 else (name, bold_first)
     line = Line(words, page_index, bold=bold_first and bold_last, font=name, last_font=last_name)
-    line.upright = _upright(raw_tp, words[0].index)
+    line.upright = _upright(raw_tp, words[0].index, turn)
     # a line opening with a section number, or in bold that ends in another weight (a head
     # run into its paragraph: "Validation We use the term ..."), gets its first words' fonts
     if len(words) > 2 and (_SECTION_NUMBER_RE.match(words[0].text) or (bold_first and not bold_last)):

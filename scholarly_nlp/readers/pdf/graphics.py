@@ -10,6 +10,7 @@ from typing import Optional
 import pypdfium2.raw as pdfium_c
 
 from .document import PdfHandle
+from .frame import Frame
 from .model import Page
 
 
@@ -23,12 +24,12 @@ _GRAPHIC_TYPES = (
 def graphic_boxes(pdf: PdfHandle, page: Page) -> list[tuple[float, float, float, float]]:
     """Boxes (top-left points) of the images, paths and forms drawn on a page."""
     handle = pdf.page(page.index)
-    left, _, _, top = handle.get_bbox()
+    frame = Frame(page.turn, *handle.get_bbox())  # a page read sideways is measured so
     boxes: list[tuple[float, float, float, float]] = []
     count = pdfium_c.FPDFPage_CountObjects(handle.raw)
     objects = (pdfium_c.FPDFPage_GetObject(handle.raw, i) for i in range(count))
     _collect_graphics(objects, None, boxes, page.width * page.height, depth=0)
-    return [(x0 - left, top - y1, x1 - left, top - y0) for x0, y0, x1, y1 in boxes]
+    return [frame.box(*box) for box in boxes]
 
 
 def _collect_graphics(objects, matrix, boxes: list, page_area: float, depth: int) -> None:

@@ -15,6 +15,7 @@ import pypdfium2 as pdfium
 from ...paper import Paper
 from ...naming import fitted_name
 from .document import PdfHandle
+from .frame import Frame, page_turn
 
 
 #: Rendering scale for figure crops (2.0 = 144 dpi).
@@ -65,18 +66,26 @@ def _warn_unwritten(paper: Paper, image_dir: Path, exc: Exception) -> None:
 
 
 def _render_region(pdf: PdfHandle, page_index: int, bbox: tuple[float, float, float, float]):
-    """A PIL image of a region (top-left points) of a page."""
+    """A PIL image of a region (top-left points of the page's reading frame) of a page,
+    turned upright where the page's text is set sideways."""
     page = pdf.page(page_index)
+    textpage = page.get_textpage()
+    try:
+        frame = Frame(page_turn(textpage.raw, textpage.count_chars()), *page.get_bbox())
+    finally:
+        textpage.close()
     rotation = page.get_rotation()
     if rotation:  # boxes are in unrotated page space; render the page that way too
         page.set_rotation(0)
     try:
         width, height = page.get_size()
-        x0, y0, x1, y1 = bbox
+        left, bottom, right, top = frame.page_box(*bbox)
+        x0, y0, x1, y1 = left - frame.left, frame.top - top, right - frame.left, frame.top - bottom
         crop = (max(0.0, x0), max(0.0, height - y1), max(0.0, width - x1), max(0.0, y0))
         area = max(width - crop[0] - crop[2], 1.0) * max(height - crop[1] - crop[3], 1.0)
         scale = min(RENDER_SCALE, (MAX_IMAGE_PIXELS / area) ** 0.5)
-        return page.render(scale=scale, crop=crop).to_pil()
+        image = page.render(scale=scale, crop=crop).to_pil()
+        return image.rotate(-frame.turn, expand=True) if frame.turn else image
     finally:
         if rotation:
             page.set_rotation(rotation)

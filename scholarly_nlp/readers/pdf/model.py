@@ -128,6 +128,7 @@ class Page:
     edges: dict = field(default_factory=dict)  # column -> (left, right) text edges
     unmapped: tuple[int, int] = (0, 0)  # sampled characters without a Unicode mapping, sampled
     blocks: list[VBlock] = field(default_factory=list)
+    turn: int = 0  # degrees its text runs at where set sideways (coordinates are in that frame)
 
     def edge(self, line: Line) -> tuple[float, float]:
         """The left and right text edges of a line's column."""
