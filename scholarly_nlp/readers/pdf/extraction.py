@@ -220,13 +220,13 @@ def _page_lines(
     pieces: dict[int, list[tuple[int, int]]] = {}
 
     def centres(word: Word) -> list[float] | None:
-        middles = []
+        middles, box = [], pdfium_c.FS_RECTF()  # not ``rect``, which holds the word being read
         for start, length in pieces.get(id(word), []):
             if length < 0:
                 return None
             for offset in range(length):
-                loose_box(raw_tp, start + offset if aligned else to_char(raw_tp, start + offset), rect)
-                middles.append((rect.left + rect.right) / 2 - left)
+                loose_box(raw_tp, start + offset if aligned else to_char(raw_tp, start + offset), box)
+                middles.append((box.left + box.right) / 2 - left)
         return middles or None
 
     for match in _PIECE_RE.finditer(text):

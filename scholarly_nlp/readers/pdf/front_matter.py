@@ -188,7 +188,8 @@ def _names_from(lines: list[Line], start: int, first: bool = False,
 
 def _signed_line(text: str, line: Line) -> Optional["_Name"]:
     """One author's line of name, affiliation and address ("Gang Peng, Youngstown State
-    University, gpeng@ysu.edu"), or None: the name first, then pieces with an organisation word."""
+    University, gpeng@ysu.edu"), or None: one name first, an organisation word in the piece
+    right after it, and one address whose local part holds a part of the name."""
     addresses = [a for many, one, domain in _EMAIL_RE.findall(text) for a in _expand(many, one, domain)]
     pieces = [p.strip(" ,;") for p in _EMAIL_RE.sub(" ", text).split(",")]
     pieces = [p for p in pieces if p]
@@ -317,7 +318,7 @@ def _orcid_logo(match: re.Match) -> str:
 def _inverted(parts: list[str], marks: list[str], pieces: int) -> str:
     """The name of a line that is one marked name printed surname first ("Hurturk, Ege \u2217"
     -> "Ege Hurturk"), else "". The mark is required: unmarked, "Dhaka, Bangladesh" reads the same.
-    ``pieces``: how many pieces the line's marks cut it into."""
+    ``pieces``: how many pieces with text the line's marks cut it into."""
     if pieces != 1 or not marks or len(parts) != 2 or _ORG_WORDS.search(" ".join(parts)):
         return ""
     surname, given = parts
