@@ -107,7 +107,9 @@ class FigureInfo:
     """A figure or table float; its caption is the Block whose ``figure_id`` is this ``id``.
 
     ``label`` is the number as printed ("3", "3a", "A.1"); ``page`` is 1-based; ``bbox`` is
-    (x0, y0, x1, y1) in PDF points from the page's top-left corner.
+    (x0, y0, x1, y1) in PDF points from the page's top-left corner, the page turned as its
+    text reads: on a page whose text is set sideways (a landscape table), from the top-left
+    corner of the page turned a quarter to read it.
     """
 
     id: str

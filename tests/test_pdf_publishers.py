@@ -332,6 +332,31 @@ def test_an_appendix_label_in_body_type_ends_the_references():
     assert any(t.startswith("Arctocephalus australis (63). BRASIL, Santa Catarina: UFSC 1040") for t in paragraphs)
 
 
+@pytest.mark.parametrize("line, label", [
+    ("Appendix. Examined material.", True), ("Appendix A: Proofs", True), ("APPENDIX. Data", True),
+    # a reference's line that opens a block after a column break
+    ("Appendix 3. London: HMSO, pp. 1-20.", False), ("Appendix to: Guidelines", False),
+    ("Appendix 2. Smith J. 1999. Title", False),
+])
+def test_what_reads_as_an_appendix_label_under_the_references(line, label):
+    from scholarly_nlp.readers.pdf.classification import _APPENDIX_LABEL_RE
+
+    assert bool(_APPENDIX_LABEL_RE.match(line)) is label
+
+
+@pytest.mark.parametrize("line, note", [
+    ("RESUMO. Casos de agenesia dent\u00e1ria", True), ("Resumen: En este trabajo", True),
+    ("\u00a9 The Author(s) 2023. Published by Oxford", True), ("Abbreviations: AFS, Antarctic fur seal", True),
+    ("Teeth are a valuable source of information.", False), ("In this paper we study X.", False),
+])
+def test_a_labelled_note_after_the_keywords_starts_no_body(line, note):
+    """Body-size prose after the keywords starts an unheaded introduction, unless it opens with
+    a label of its own: another language's abstract, abbreviations, a licence."""
+    from scholarly_nlp.readers.pdf.classification import _LABELLED_NOTE_RE
+
+    assert bool(_LABELLED_NOTE_RE.match(line)) is note
+
+
 @pytest.mark.needs_data("pdf-pairs")
 def test_wiley_numbers_its_heads_with_a_bar():
     """Wiley's Conservation Science and Practice prints "1 | INTRODUCTION", "3.1 | Resident species"."""

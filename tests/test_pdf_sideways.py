@@ -36,6 +36,15 @@ def test_text_reading_upwards_runs_along_the_frame():
     assert next_line[1] > first[1] and next_line[0] == first[0]
 
 
+def test_text_reading_downwards_runs_along_the_frame():
+    """Reading downwards (-90), the next glyph is below on the page and the next line to its left."""
+    frame = Frame(-90, 0.0, 0.0, 612.0, 792.0)
+    first, second, next_line = (frame.box(300, 106, 310, 112), frame.box(300, 100, 310, 106),
+                                frame.box(286, 106, 296, 112))
+    assert first[2] <= second[0] and first[1] == second[1]
+    assert next_line[1] > first[1] and next_line[0] == first[0]
+
+
 @pytest.mark.needs_data("pdf-pairs")
 def test_figure_pages_turned_a_quarter_keep_their_captions_and_upright_images(tmp_path):
     """ApJS (BUFCRAOGRS): Fig. 1 and Fig. 2 fill pages set sideways (/Rotate 90); their captions
@@ -50,6 +59,8 @@ def test_figure_pages_turned_a_quarter_keep_their_captions_and_upright_images(tm
         if figure.kind == "figure":
             figures.setdefault(figure.label, figure)
     assert captions[figures["1"].id].startswith("Fig. 1.\u2014Integrated intensity image (zeroth-moment map)")
+    # no gutter on a turned page: a gap in the caption's first row ("longitudesl [\u2272] 40") cuts nothing
+    assert "40 and VLSR \u00bc5 to 85 km s1 for Galactic longitudes" in captions[figures["1"].id]
     assert captions[figures["2"].id].startswith("Fig. 2.\u2014Channel maps of GRS 13CO emission")
     assert figures["1"].page == 4 and figures["2"].page == 5
     width, height = Image.open(figures["1"].image_path).size
@@ -65,4 +76,6 @@ def test_a_landscape_table_on_a_portrait_page_is_read():
         paper = read_pdf(PAIRS / "mauricio_AIPNAFLDF.pdf")
     tables = {f.label: f for f in paper.figures if f.kind == "table"}
     assert tables["3"].page == 6
+    x0, _, x1, _ = tables["3"].bbox  # across the turned page (780 pt), not one portrait column's half
+    assert x1 - x0 > 600
     assert any(b.text == "Table 3 Studies on the use of AI to evaluate NAFLD" for b in paper.blocks if b.kind == "caption")

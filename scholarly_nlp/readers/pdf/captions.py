@@ -105,13 +105,14 @@ def _wraps(page: Page, block: VBlock) -> bool:
 
 def _block_under(page: Page, block: VBlock) -> Optional[VBlock]:
     """The block whose first line starts closest under a caption's last line (by baseline: a
-    bold line's box can reach into the next), within the caption's width. It is found by place,
-    not as the next block in reading order: beside a table, the table's rows come first there."""
+    bold line's box can reach into the next), within the caption's width, or starting up to
+    two sizes left of it (ApJ indents a caption's first row). It is found by place, not as the
+    next block in reading order: beside a table, the table's rows come first there."""
     last = block.lines[-1]
     left, right = block.bbox[0], block.bbox[2]
     under = [other for other in page.blocks
              if other is not block and other.lines[0].base > last.base + 0.5 * last.size
-             and left - 2 <= other.lines[0].x0 <= right
+             and left - max(2.0, 2 * last.size) <= other.lines[0].x0 <= right
              and sum(c.isalpha() for c in other.text) >= 2]  # not a formula's stray "∗"
     return min(under, key=lambda other: other.lines[0].y0, default=None)
 

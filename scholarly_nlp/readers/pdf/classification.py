@@ -31,8 +31,15 @@ _SUB_ITEM_HEAD_RE = re.compile(r"^(?P<num>(?:\d{1,2}|[a-z])[):])\s+(?P<title>[^\
 _APPENDIX_HEAD_RE = re.compile(
     r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
 )
-#: An appendix's run-in label ("Appendix. Examined material.", "Appendix A:"), in any type
-_APPENDIX_LABEL_RE = re.compile(r"^(?:appendix|appendices)(?:\s+[A-Z0-9]{1,3})?\s*[.:]\s", re.IGNORECASE)
+#: An appendix's run-in label ("Appendix. Examined material.", "Appendix A:"), in any type;
+#: not a reference's line ("Appendix 3. London: HMSO, pp. 1-20.", "Appendix to: ...")
+_APPENDIX_LABEL_RE = re.compile(
+    r"^(?:Appendix|APPENDIX|Appendices)(?:\s+(?:[A-Z]|\d{1,2}))?[.:]\s+[A-Z](?!.*(?:\bpp\.|\b(?:1[5-9]\d\d|20\d\d)\b))")
+#: A block after the keywords that opens with a label of its own: another language's abstract
+#: ("RESUMO.", "Resumen:"), abbreviations, a licence ("\u00a9 The Author(s)"); no introduction
+_LABELLED_NOTE_RE = re.compile(
+    r"^(?:\u00a9|(?i:copyright|abbreviations|r[e\u00e9]sum[eo\u00e9]n?|zusammenfassung|riassunto)\b|"
+    r"[A-Z\u00c0-\u00dd][A-Z\u00c0-\u00dd\s-]{2,}[.:])")
 #: Headings that end a reference list printed before the back matter.
 _AFTER_REFERENCES_RE = re.compile(
     r"^(?:acknowledge?ments?|author(?:s'?)? contributions?|funding|conflicts? of interest|competing interests?|"
@@ -997,7 +1004,8 @@ class Classifier:
         """Whether ``block``, after the abstract and its keywords on their page, is the running
         text of an introduction printed without a head (Zoologia): prose in the body's size,
         not the small type of notes, dates and licences set there."""
-        return _is_prose(block) and abs(block.size - self.stats.body_size) <= 0.08 * self.stats.body_size
+        return (_is_prose(block) and abs(block.size - self.stats.body_size) <= 0.08 * self.stats.body_size
+                and not _LABELLED_NOTE_RE.match(block.lines[0].text))
 
     def _abstract_like(self, block: VBlock) -> bool:
         """Fallback for papers without an "Abstract" label: a long text block on page one."""

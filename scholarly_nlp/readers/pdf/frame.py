@@ -18,8 +18,10 @@ import pypdfium2.raw as pdfium_c
 
 #: Characters sampled, evenly over the page, to find the angle its text runs at.
 _SAMPLE = 60
-#: Share of the sampled characters at a quarter turn for the page to be read turned.
-_SIDEWAYS_SHARE = 0.6
+#: Share of the sampled characters at a quarter turn for the page to be read turned: what is
+#: left upright is then little enough to be furniture in the turned frame (furniture.py's
+#: 0.25 of angled text), not a page's body cut into one-word lines.
+_SIDEWAYS_SHARE = 0.75
 _TOLERANCE = 0.1  # radians
 
 
@@ -32,7 +34,8 @@ def page_turn(raw_tp, count: int) -> int:
     turns = {90: 0, -90: 0}
     sampled = 0
     for index in range(0, count, max(1, count // _SAMPLE)):
-        if not pdfium_c.FPDFText_GetMatrix(raw_tp, index, matrix):
+        # pdfium's own spaces and line breaks carry no angle of the text's
+        if pdfium_c.FPDFText_IsGenerated(raw_tp, index) == 1 or not pdfium_c.FPDFText_GetMatrix(raw_tp, index, matrix):
             continue
         sampled += 1
         angle = math.atan2(matrix.b, matrix.a)

@@ -35,9 +35,11 @@ def layout_pages(pages: list[Page]) -> None:
     end of a reference list above a full-width appendix). Books and journals with mirrored
     margins have two usual gutters, one for odd pages, one for even."""
     texts = [_attach_scripts([l for l in page.lines if not l.role]) for page in pages]
-    splits = [_column_split(lines, page.width) for lines, page in zip(texts, pages)]
+    # a page read sideways (frame.py) holds a float (a landscape table, a full-page figure and
+    # its caption), not columns: it has no gutter, and neither gives nor takes a usual one
+    splits = [None if page.turn else _column_split(lines, page.width) for lines, page in zip(texts, pages)]
     for index, (page, lines, split) in enumerate(zip(pages, texts, splits)):
-        usual = _usual_split(splits, index)
+        usual = None if page.turn else _usual_split(splits, index)
         if split is None and usual is not None:
             if _columns_below_front_matter(lines, usual):
                 split = usual
