@@ -301,6 +301,39 @@ def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_paragraphs_are_cut_by_the_edges_of_their_own_band():
+    """Elsevier's abstract box and the introduction under it share the right column of page
+    one, 100 pt apart at the left: the introduction's paragraph runs on into that column, and
+    its next paragraph starts at its own indent there."""
+    paper = read_pair(PAIRS / "upmchk_paper2.pdf")
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    validation = next(t for t in paragraphs if t.startswith("Validation of research results"))
+    assert "including the quality of the description of validation studies [6]" in validation
+    assert any(t.startswith("In our approach, we were interested in reproducibility") for t in paragraphs)
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_columns_at_the_foot_of_a_page_set_full_width_above():
+    """Too little text for the page's own gutter: Elsevier's introduction starts in the right
+    column at the foot of page one, under a table of contents across the page, beside the
+    corresponding author's note; an ecology paper's paragraph runs across the foot of a page
+    under a full-width figure and table. Each is read in its columns."""
+    elsevier = read_pair(PAIRS / "tannonk_10.1016_j.rser.2008.09.017.pdf")
+    first = next(b.text for b in elsevier.blocks_of("paragraph"))
+    assert first.startswith("The potential role of renewable-energy sources, such as solar electric and wind power, "
+                            "is becoming increasingly important as they offer numerous advantages")
+    assert not any("E-mail address" in b.text for b in elsevier.blocks_of("paragraph"))
+    notes = [b.text for b in elsevier.blocks_of("footnote")]
+    assert any(t.startswith("Corresponding author at:") and "vmf@bnl.gov" in t for t in notes)
+    seals = read_pair(PAIRS / "ser763_effects-of-disease.pdf")
+    assert any(
+        b.text.startswith("After arriving on shore, 6018 fasted for 25 days")
+        and "calculated as in Simmons et al. (2010), is 2.37 kg lost per day" in b.text
+        for b in seals.blocks_of("paragraph")
+    )
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_mirrored_margins_keep_each_pages_columns():
     """Zoologia and the Journal of Open Hardware set odd and even pages with their gutters
     9 to 29 pt apart, so no one gutter is the paper's: a page that hides its own (columns

@@ -395,6 +395,10 @@ class Classifier:
             if self._heading(block) is not None or block.page > after or self._unheaded_body(block):
                 self.state = "body"
                 self._body(block)
+            elif self._author_note(block):
+                # the corresponding author's note read before the first head (Elsevier sets
+                # it in the left column beside the introduction's first lines)
+                self.footnotes.extend(Unit("footnote", lines, None) for lines in self._footnotes(block))
         elif self.state == "refs":
             self._refs(block)
         else:
@@ -1031,7 +1035,7 @@ class Classifier:
         return paragraphs
 
     def _paragraph_break(self, prev: Line, line: Line, page: Page) -> bool:
-        left, right = page.edge(line)
+        left, right = page.band_edge(line)
         size = max(line.size, 1.0)
         indented = 0.6 * size <= line.x0 - left <= 6 * size
         prev_indented = prev.x0 - left >= 0.6 * size
@@ -1051,7 +1055,7 @@ class Classifier:
             return False
         last = self.units[-1].lines[-1]
         page = self.pages[block.page]
-        left = page.edge(first)[0]
+        left = page.band_edge(first)[0]
         size = max(first.size, 1.0)
         if first.x0 - left >= 0.6 * size:
             return False
@@ -1063,6 +1067,6 @@ class Classifier:
         if not (moved or self.interrupted):
             return False
         last_page = self.pages[last.page]
-        _, last_right = last_page.edge(last)
+        _, last_right = last_page.band_edge(last)
         full = last.x1 >= last_right - 2 * max(last.size, 1.0)
         return full or open_sentence

@@ -21,6 +21,8 @@ from .nearby import SortedLines
 #: At most this many gutter positions are tried on a page (one per point up to a page
 #: 16384 pt wide, beyond any real one).
 _MAX_GUTTER_CANDIDATES = 8192
+#: Lines (of 20 characters or more) a column needs in one band for edges of its own there.
+_OWN_EDGE_LINES = 5
 #: A page's gutter this far (pt) from the document's usual one may be another layout's.
 _OTHER_GUTTER = 20.0
 
@@ -48,6 +50,10 @@ def layout_pages(pages: list[Page]) -> None:
                 if end is not None:
                     _lay_out_zones(page, lines, usual, None, end)
                     continue
+                start = _columns_at_foot(lines, usual)
+                if start is not None:
+                    _lay_out_zones(page, lines, None, usual, start)
+                    continue
         elif split is not None and usual is not None and abs(split - usual) > _OTHER_GUTTER:
             # the page's own gutter is not the document's: where its lower part is set in the
             # usual columns, the page is laid out in two zones (a side box by the abstract over
@@ -71,7 +77,7 @@ def _lay_out(page: Page, text_lines: list[Line], split: Optional[float]) -> None
         text_lines = _merge_spanning_rows(text_lines)
     boxed = _split_side_by_side(text_lines, page.width)
     page.lines = _reading_order(text_lines, boxed)
-    page.edges = _column_edges(page.lines)
+    _set_edges(page)
 
 
 def _lay_out_zones(page: Page, text_lines: list[Line], top_split: Optional[float],
@@ -92,7 +98,7 @@ def _lay_out_zones(page: Page, text_lines: list[Line], top_split: Optional[float
     ordered += _reading_order(bottom, _split_side_by_side(bottom, page.width), first_band)
     page.split = bottom_split if bottom_split is not None else top_split
     page.lines = ordered
-    page.edges = _column_edges(page.lines)
+    _set_edges(page)
 
 
 def _usual_split(splits: list[Optional[float]], index: int) -> Optional[float]:
@@ -152,6 +158,35 @@ def _columns_start(lines: list[Line], split: float) -> Optional[float]:
     """The top of the first line from which down the page is set in two columns at ``split``
     (as :func:`_columns_below_front_matter` asks), or None."""
     return _two_column_run(lines, split)
+
+
+def _columns_at_foot(lines: list[Line], split: float) -> Optional[float]:
+    """The top of the page's last rows when they are set in two columns at ``split`` under
+    full-width matter, too little text for :func:`_columns_start` (Elsevier's first page: the
+    introduction's first lines beside the corresponding author's note, under a full-width
+    table of contents), or None. From the bottom up no line crosses ``split`` and each side
+    holds three lines of running text at least as wide as half of its column."""
+    lines = sorted((l for l in lines if len(l.text) >= 8), key=lambda l: -l.y1)
+    if not lines:
+        return None
+    page_left, page_right = min(l.x0 for l in lines), max(l.x1 for l in lines)
+    left_width, right_width = split - page_left, page_right - split
+    run: list[Line] = []
+    for line in lines:
+        if not (line.x1 <= split + 2 or line.x0 >= split - 2):
+            break
+        run.append(line)
+    if len(run) == len(lines):
+        return None  # nothing full width above: the page's own columns would have been found
+
+    def prose(line: Line, width: float) -> bool:
+        return len(line.text) >= 20 and line.x1 - line.x0 >= 0.5 * width
+
+    left = sum(1 for l in run if l.x1 <= split + 2 and prose(l, left_width))
+    right = sum(1 for l in run if l.x0 >= split - 2 and prose(l, right_width))
+    if min(left, right) < 3:
+        return None
+    return min(l.y0 for l in run)
 
 
 def _two_column_run(lines: list[Line], split: float, upward: bool = False) -> Optional[float]:
@@ -475,6 +510,19 @@ def _rows(lines: list[Line]) -> list[Line]:
         row.append(line)
     out.extend(sorted(row, key=lambda l: l.x0))
     return out
+
+
+def _set_edges(page: Page) -> None:
+    """The page's column edges, and those of each column's part in a band with
+    ``_OWN_EDGE_LINES`` lines or more."""
+    page.edges = _column_edges(page.lines)
+    page.band_edges = {}
+    bands: dict = {}
+    for line in page.lines:
+        bands.setdefault((line.col, line.band), []).append(line)
+    for key, lines in bands.items():
+        if sum(1 for l in lines if len(l.text) >= 20) >= _OWN_EDGE_LINES:
+            page.band_edges[key] = _column_edges(lines)[key[0]]
 
 
 def _column_edges(lines: list[Line]) -> dict:

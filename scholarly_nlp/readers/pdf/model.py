@@ -126,6 +126,7 @@ class Page:
     lines: list[Line]
     split: Optional[float] = None
     edges: dict = field(default_factory=dict)  # column -> (left, right) text edges
+    band_edges: dict = field(default_factory=dict)  # (column, band) -> edges, where a band has its own
     unmapped: tuple[int, int] = (0, 0)  # sampled characters without a Unicode mapping, sampled
     blocks: list[VBlock] = field(default_factory=list)
     turn: int = 0  # degrees its text runs at where set sideways (coordinates are in that frame)
@@ -133,6 +134,13 @@ class Page:
     def edge(self, line: Line) -> tuple[float, float]:
         """The left and right text edges of a line's column."""
         return self.edges.get(line.col, (0.0, self.width))
+
+    def band_edge(self, line: Line) -> tuple[float, float]:
+        """The left and right text edges of a line's column in its band, where the band holds
+        enough of that column's lines for edges of its own, else :meth:`edge`. Paragraphs are
+        cut by these: Elsevier's abstract box and the introduction under it share the right
+        column of page one but not its left edge. Floats keep the page's edges."""
+        return self.band_edges.get((line.col, line.band)) or self.edge(line)
 
 
 @dataclass(eq=False)
