@@ -85,6 +85,24 @@ def test_marks_set_apart_and_grouped_addresses_are_read():
     assert authors["Heng Ji"].affiliations[0].startswith("Computer Science Department")
 
 
+@pytest.mark.needs_data("pdfs/acl")
+def test_a_mark_hung_left_of_its_affiliation_keys_it():
+    """pdfium gives a raised mark set just left of the line it opens as a line of its own
+    (W13-2708's six authors of three institutes, PeerJ's first affiliation): it opens that
+    line again, so each author has an affiliation; a note on equal contributions is none."""
+    need(ACL_PDFS)
+    authors = {a.name: a.affiliations for a in pdf(ACL_PDFS / "W13-2708.pdf").authors}
+    assert authors["Andre Blessing"] == ["Institute for Natural Language Processing"]
+    assert authors["Jonathan Sonntag"] == ["Institute for Applied Computational Linguistics"]
+    assert authors["Ulrich Heid"] == ["Institute for Information Science and Natural Language Processing"]
+    need(PAIRS)
+    peerj = pdf(PAIRS / "tannonk_10.7717_peerj.5504.pdf").authors
+    assert peerj[0].affiliations == [
+        "Instituto de Silvicultura e Industria de la Madera, Universidad Juárez del Estado de Durango, Durango, Mexico"
+    ]
+    assert not any("contributed equally" in a for author in peerj for a in author.affiliations)
+
+
 @pytest.mark.needs_data("tei/with-pdf")
 def test_a_long_author_list_over_several_lines():
     """N18-3011 lists 23 authors over five centred lines, with unmapped marks after two."""

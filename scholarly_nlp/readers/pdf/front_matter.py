@@ -66,7 +66,8 @@ _EMAIL_RE = re.compile(r"(?:\{(?P<many>[^}]{1,200})\}|(?P<one>[\w.+-]{1,64}))\s?
 _LEADING_MARK_RE = re.compile(rf"^(?P<marks>(?:\d{{1,2}}|[{_SYMBOLS}]+)(?:,(?:\d{{1,2}}|[{_SYMBOLS}]+))*)\s?(?=[^\W\d_])")
 _KEYED_RE = re.compile(rf"^(?P<mark>\d{{1,2}}|[a-h](?![a-z])|[{_SYMBOLS}]+)\s?(?P<rest>[^\W\d_].*)$")
 _NOT_AFFILIATION_RE = re.compile(
-    r"corresponding|e-?mail|received|accepted|published|available online|©|copyright|\bdoi\b|https?:|orcid",
+    r"corresponding|e-?mail|received|accepted|published|available online|©|copyright|\bdoi\b|https?:|orcid|"
+    r"contributed equally|equal contributions?\b|joint first|deceased",
     re.IGNORECASE,
 )
 

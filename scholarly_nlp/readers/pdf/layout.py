@@ -8,6 +8,7 @@ with ``page.split`` and ``page.edges`` set.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from typing import Optional
@@ -16,6 +17,7 @@ import numpy as np
 
 from .model import Line, Page, same_row
 from .nearby import SortedLines
+from .patterns import FOOTNOTE_MARK
 
 
 #: At most this many gutter positions are tried on a page (one per point up to a page
@@ -23,6 +25,8 @@ from .nearby import SortedLines
 _MAX_GUTTER_CANDIDATES = 8192
 #: Lines (of 20 characters or more) a column needs in one band for edges of its own there.
 _OWN_EDGE_LINES = 5
+#: A mark that may open the line right of it: a footnote's or an affiliation's.
+_ROW_MARK_RE = re.compile(rf"(?:{FOOTNOTE_MARK}|[a-z])")
 #: A page's gutter this far (pt) from the document's usual one may be another layout's.
 _OTHER_GUTTER = 20.0
 
@@ -250,15 +254,35 @@ class _ScriptHosts:
     def find(self, script: Line) -> Optional[Line]:
         """The nearest line ``script`` sits on (the first in top order on a tie), or None."""
         mid = (script.y0 + script.y1) / 2
-        best, best_key = None, None
+        best, best_key, next_line, next_key = None, None, None, None
         for index in self.by_top.around(mid, 40, 10):
             line = self.by_top.lines[index]
-            if line is script or id(line) in self.merged or not _can_host(line, script, mid):
+            if line is script or id(line) in self.merged:
                 continue
-            key = (abs(mid - (line.y0 + line.y1) / 2), index)
-            if best_key is None or key < best_key:
-                best, best_key = line, key
+            if _can_host(line, script, mid):
+                key = (abs(mid - (line.y0 + line.y1) / 2), index)
+                if best_key is None or key < best_key:
+                    best, best_key = line, key
+            elif _can_host(line, script, mid, before=True):
+                key = (line.x0 - script.x1, index)
+                if next_key is None or key < next_key:
+                    next_line, next_key = line, key
+        if best is None and next_line is not None and self._opens_row(script, mid, next_line):
+            return next_line  # a mark hung left of the line it opens ("¹ Instituto de ...")
         return best
+
+    def _opens_row(self, script: Line, mid: float, host: Line) -> bool:
+        """Whether ``script`` is a footnote or affiliation mark with no text on its row less
+        than three of ``host``'s sizes left of it (a formula's scripts sit between the pieces
+        of theirs; a table's cells or side-by-side affiliations are set further apart)."""
+        if not _ROW_MARK_RE.fullmatch(script.text):
+            return False
+        reach = 3 * max(host.size, 1.0)
+        for index in self.by_top.around(mid, 40, 10):
+            line = self.by_top.lines[index]
+            if line.y0 <= mid <= line.y1 and script.x0 - reach <= line.x1 <= script.x0 + 1:
+                return False
+        return True
 
     def absorb(self, host: Line, script: Line) -> None:
         """Give ``script``'s words (and those it absorbed) to ``host``, growing its box now."""
@@ -281,9 +305,15 @@ class _ScriptHosts:
         return [l for l in lines if id(l) not in self.merged]
 
 
-def _can_host(line: Line, script: Line, mid: float) -> bool:
-    """Whether ``line`` is bigger than ``script`` and overlaps it horizontally and vertically."""
-    if line.size < 1.1 * script.size or not (line.x0 - 3 <= script.x0 <= line.x1 + 3):
+def _can_host(line: Line, script: Line, mid: float, before: bool = False) -> bool:
+    """Whether ``line`` is bigger than ``script`` and overlaps it horizontally and vertically
+    (``before``: ``script`` ends within 3 pt left of where ``line`` starts)."""
+    if line.size < 1.1 * script.size:
+        return False
+    if before:
+        if not (script.x0 < line.x0 and line.x0 - 3 <= script.x1):
+            return False
+    elif not (line.x0 - 3 <= script.x0 <= line.x1 + 3):
         return False
     height = line.y1 - line.y0
     return line.y0 - 0.3 * height <= mid <= line.y1 + 0.3 * height
