@@ -316,6 +316,20 @@ def test_a_footnote_mark_set_apart_left_of_its_note_opens_it():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_an_abstract_runs_on_past_the_small_type_under_its_first_part():
+    """Wiley's abstract breaks off at the foot of page one, above a note on equal
+    contributions, the licence and the journal's foot, and ends on page two above its
+    KEYWORDS head: the abstract is whole, the note no paragraph, the keywords no section."""
+    paper = read_pair(PAIRS / "tannonk_10.1111_csp2.319.pdf")
+    abstract = " ".join(b.text for b in paper.blocks_of("abstract"))
+    assert abstract.startswith("Solar power is a renewable energy source")
+    assert "Here, we review how behavioral responses to solar facilities, including perception, movement" in abstract
+    assert abstract.endswith("guide future mitigation.")
+    assert not any("contributed equally" in b.text for b in paper.blocks_of("paragraph"))
+    assert [s.title for s in paper.sections][:2] == ["INTRODUCTION", "WILDLIFE PERCEPTION OF SOLAR FACILITIES"]
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_paragraphs_are_cut_by_the_edges_of_their_own_band():
     """Elsevier's abstract box and the introduction under it share the right column of page
     one, 100 pt apart at the left: the introduction's paragraph runs on into that column, and

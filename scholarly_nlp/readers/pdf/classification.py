@@ -31,6 +31,8 @@ _SUB_ITEM_HEAD_RE = re.compile(r"^(?P<num>(?:\d{1,2}|[a-z])[):])\s+(?P<title>[^\
 _APPENDIX_HEAD_RE = re.compile(
     r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
 )
+#: Blocks looked at past the one being classified, for an abstract's rest after small type.
+_LOOK_AHEAD = 6
 #: An appendix's run-in label ("Appendix. Examined material.", "Appendix A:"), in any type;
 #: not a reference's line ("Appendix 3. London: HMSO, pp. 1-20.", "Appendix to: ...")
 _APPENDIX_LABEL_RE = re.compile(
@@ -261,6 +263,7 @@ class Classifier:
         self.list_was_a_box = False  # the last list ended where the body's numbering went on
         self.body_font = _body_font(pages, stats)
         self.upcoming: Optional[VBlock] = None  # the block after the one being classified
+        self.ahead: list[VBlock] = []  # the few blocks after it, ``upcoming`` first
         # an abstract printed without a label, above where running text starts (REVTeX)
         self.unlabelled_abstract = None if label is not None else self._prose_above_text()
 
@@ -329,7 +332,8 @@ class Classifier:
             self.units.append(Unit("title", [l for b in self.title for l in b.lines]))
         blocks = list(self._blocks())
         for index, block in enumerate(blocks):
-            self.upcoming = blocks[index + 1] if index + 1 < len(blocks) else None
+            self.ahead = blocks[index + 1:index + 1 + _LOOK_AHEAD]
+            self.upcoming = self.ahead[0] if self.ahead else None
             if block.page < self.first_page or any(block is t for t in self.title):
                 continue  # a repository's cover page is not the paper
             if block.size < 0.55 * self.stats.body_size:
@@ -443,12 +447,12 @@ class Classifier:
         if _is_contents(block):
             self.state = "post_abstract"  # a table of contents after the abstract ends it
             return
+        if _KEYWORDS_RE.match(block.lines[0].text):
+            self.state = "post_abstract"  # also where set as a head of its own ("KEYWORDS", Wiley)
+            return
         if self._heading(block) is not None:
             self.state = "body"
             self._body(block)
-            return
-        if _KEYWORDS_RE.match(block.lines[0].text):
-            self.state = "post_abstract"
             return
         size = block.size
         written = sum(len(l.text) for u in self.units if u.kind == "abstract" for l in u.lines)
@@ -457,9 +461,10 @@ class Classifier:
         ):
             if self._between_abstract_and_its_rest(block):
                 # a box between a labelled abstract's open sentence and its rest (PeerJ's "How to
-                # cite" at the foot of page one): set aside as the body sets small type aside,
-                # and the abstract goes on
-                self._body(block)
+                # cite" at the foot of page one): set aside as the body sets small type aside
+                # (its footnotes kept), and the abstract goes on
+                self.interrupted = True
+                self.footnotes.extend(Unit("footnote", lines, None) for lines in self._footnotes(block))
                 return
             self.state = "body"
             self._body(block)
@@ -481,18 +486,22 @@ class Classifier:
 
     def _between_abstract_and_its_rest(self, block: VBlock) -> bool:
         """Whether ``block``, in small type, sits between a labelled abstract's open sentence
-        and its rest: the next block is in the abstract's size and goes on with that sentence
-        (an abstract guessed without a label is not run on)."""
-        upcoming, open_abstract = self.upcoming, self._open_abstract()
-        return (
-            self.has_abstract_label
-            and block.size < 0.88 * self.stats.body_size  # small type, which the body sets aside
-            and open_abstract is not None
-            and upcoming is not None
-            and self.abstract_size is not None
-            and abs(upcoming.size - self.abstract_size) <= 0.08 * self.abstract_size
-            and _runs_on(open_abstract, upcoming.lines[0])
-        )
+        and its rest: the next block in the abstract's size, after small type only (a note
+        on the authors, the licence and the journal's foot under the abstract's first part,
+        Wiley), goes on with that sentence (an abstract guessed without a label is not run on)."""
+        # smaller than the body or the abstract, whichever is bigger (Wiley's 8.2-pt abstract
+        # over a body measured at 7 pt, its tables and references many)
+        open_abstract = self._open_abstract()
+        small = 0.88 * max(self.stats.body_size, self.abstract_size or 0.0)
+        if not (self.has_abstract_label and block.size < small and open_abstract is not None
+                and self.abstract_size is not None):
+            return False
+        for upcoming in self.ahead:
+            if abs(upcoming.size - self.abstract_size) <= 0.08 * self.abstract_size:
+                return _runs_on(open_abstract, upcoming.lines[0])
+            if upcoming.size >= small:
+                return False
+        return False
 
     def _open_abstract(self) -> Optional[Unit]:
         """The abstract's last paragraph when it is the last unit and its last line leaves a
