@@ -95,6 +95,10 @@ def test_a_mark_hung_left_of_its_affiliation_keys_it():
     assert authors["Andre Blessing"] == ["Institute for Natural Language Processing"]
     assert authors["Jonathan Sonntag"] == ["Institute for Applied Computational Linguistics"]
     assert authors["Ulrich Heid"] == ["Institute for Information Science and Natural Language Processing"]
+    # the "\u00a7" after "\u00d6zlem" had been a fragment of its own, and "C\u00b8etinoglu\u02d8" cut at its accents
+    names = [a.name for a in pdf(ACL_PDFS / "W13-4916.pdf").authors]
+    assert names == ["Anders Bj\u00f6rkelund", "\u00d6zlem \u00c7etino\u011flu", "Rich\u00e1rd Farkas", "Thomas M\u00fcller",
+                     "Wolfgang Seeker"]
     need(PAIRS)
     peerj = pdf(PAIRS / "tannonk_10.7717_peerj.5504.pdf").authors
     assert peerj[0].affiliations == [

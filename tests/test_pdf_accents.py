@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from scholarly_nlp.readers.pdf.accents import place_accent, runs_on
+from conftest import data_path, need
+from scholarly_nlp.readers.pdf import read_pdf
+from scholarly_nlp.readers.pdf.accents import mark_for, place_accent, place_inner_accents, runs_on
 from scholarly_nlp.readers.pdf.model import Word
 from scholarly_nlp.readers.pdf.reference_parser import compose_accents
 
@@ -70,3 +72,69 @@ def test_the_rest_of_a_word_cut_at_its_accent_runs_on():
 ])
 def test_spacing_accents_beside_their_letter_are_composed(text, composed):
     assert compose_accents(text) == composed
+
+
+def boxes(edges: list[float]) -> list[tuple[float, float]]:
+    """Character boxes from their edges, one box a character."""
+    return list(zip(edges, edges[1:]))
+
+
+def test_an_accent_inside_a_word_goes_on_the_letter_its_glyph_is_over():
+    """pdfium gives "Schr\u00a8odinger" with the diaeresis' box over the o after it, and ApJ's
+    "Universita\u00a8t" with it over the a before it: each goes on the letter under it."""
+    schrodinger = word("Schr\u00a8odinger", 100.0, 150.0)
+    # S c h r, then the diaeresis set over the o (its box inside the o's), then o d i n g e r
+    edges = [(100.0, 105.0), (105.0, 110.0), (110.0, 115.0), (115.0, 119.0), (120.5, 123.5),
+             (119.0, 125.0), (125.0, 130.0), (130.0, 133.0), (133.0, 138.0), (138.0, 143.0),
+             (143.0, 147.0), (147.0, 150.0)]
+    assert place_inner_accents(schrodinger, edges)
+    assert schrodinger.text == "Schr\u00f6dinger"
+    universitat = word("Universita\u00a8t", 100.0, 150.0)
+    edges = boxes([100.0 + 5 * i for i in range(11)])  # U n i v e r s i t a: 100-150
+    edges.append((146.0, 149.0))  # the diaeresis, over the a
+    edges.append((150.0, 153.0))  # t
+    assert place_inner_accents(universitat, edges)
+    assert universitat.text == "Universit\u00e4t"
+
+
+def test_an_accent_over_no_letter_or_with_boxes_that_do_not_match_stays():
+    """A backtick opening quoted code sits beside its letters; boxes of another text are no
+    guide."""
+    code = word("`softwareRequirements`", 100.0, 200.0)
+    edges = [(100.0, 103.0)] + boxes([103.0 + 4.5 * i for i in range(21)]) + [(197.5, 200.0)]
+    assert not place_inner_accents(code, edges)
+    assert code.text == "`softwareRequirements`"
+    assert not place_inner_accents(word("Ko\u00a8ln", 100.0, 120.0), [(100.0, 105.0)])
+
+
+def test_a_circumflex_a_modifier_letter_to_python_lands_on_its_letter():
+    """U+02C6 is a letter to ``str.isalpha``: it must not take itself ("t\u02c61" is t\u0302 1)."""
+    hat = word("t\u02c61,", 100.0, 112.0)
+    assert place_inner_accents(hat, [(100.0, 104.0), (100.5, 103.5), (104.0, 108.0), (108.0, 112.0)])
+    assert hat.text == "t\u03021,"
+
+
+@pytest.mark.parametrize("accent, letter, mark", [
+    ("\u02d8", "s", "\u030c"),  # TeX's caron drawn as a breve: Ure\u0161
+    ("\u02d8", "g", "\u0306"),  # a real breve: \u011f
+    ("\u00b8", "e", "\u0328"),  # Polish's ogonek drawn as a cedilla: \u0119
+    ("\u00b8", "c", "\u0327"),  # a real cedilla: \u00e7
+    ("\u00b4", "e", "\u0301"),
+])
+def test_an_accent_glyph_drawn_for_another_mark(accent, letter, mark):
+    assert mark_for(accent, letter) == mark
+
+
+@pytest.mark.needs_data("pdfs/acl", "pdf-pairs")
+def test_accents_inside_words_on_real_papers():
+    """Names and places whose accents pdfium gives inside the word or cut it at: ACL's
+    T\u00dcB\u0130TAK-B\u0130LGEM (cut at the diaeresis) and Ure\u0161 (caron as breve), ApJ's K\u00f6ln."""
+    acl = need(data_path("pdfs", "acl"))
+    turkish = read_pdf(acl / "W13-2211.pdf")
+    assert turkish.authors[0].affiliations[0] == "T\u00dcB\u0130TAK-B\u0130LGEM"
+    candide = next(e for e in read_pdf(acl / "J04-4002.pdf").bibliography.values()
+                   if e.title == "The Candide system for machine translation")
+    assert candide.authors[-1] == "Lubos Ure\u0161"
+    pairs = need(data_path("pdf-pairs"))
+    apj = read_pdf(pairs / "mauricio_BUFCRAOGRS.pdf")
+    assert any("Universit\u00e4t zu K\u00f6ln, Z\u00fclpicher Strasse" in b.text for b in apj.blocks)

@@ -185,6 +185,12 @@ def test_a_title_glued_to_its_journal_ends_at_the_full_stop(text, title, venue):
 @pytest.mark.parametrize(
     "text, numbered, authors, title",
     [
+        # MDPI: ten names and "et al." after a semicolon (srgarcia_inventions-08-00032-v2)
+        ("16. Pedregosa, F.; Varoquaux, G.; Gramfort, A.; Michel, V.; Thirion, B.; Grisel, O.; Blondel, M.; "
+         "Prettenhofer, P.; Weiss, R.; Dubourg, V.; et al. Scikit-learn: Machine learning in Python. J. Mach. Learn. "
+         "Res. 2011, 12, 2825\u20132830.", True,
+         ["F. Pedregosa", "G. Varoquaux", "A. Gramfort", "V. Michel", "B. Thirion", "O. Grisel", "M. Blondel",
+          "P. Prettenhofer", "R. Weiss", "V. Dubourg"], "Scikit-learn: Machine learning in Python"),
         # MDPI: a title opening with "A" after the last initial
         ("7. Zhang, H.; Wang, H.; Gao, H. A generic data analytics system for manufacturing production. Big Data Min. "
          "Anal. 2018, 1, 160\u2013171.", True, ["H. Zhang", "H. Wang", "H. Gao"],

@@ -31,6 +31,7 @@ _LETTERS_FOR = {
     "\u02dc": "AONaon",  # tilde
     "\u02d8": "AGUagu",  # breve
 }
+_OGONEK = "\u0328"
 #: Within this many letter widths of the accent, a letter that takes it beats one that does not.
 _TAKER_PULL = 0.6
 _NARROW, _WIDE = set("fijlrtI.,'"), set("mwMW")
@@ -56,11 +57,69 @@ def place_accent(accent: Word, words: list[Word], centres: Optional[Centres] = N
         if at is None:
             return None
         before = len(word.text)
+        mark = mark_for(accent.text, word.text[at])
         word.text = unicodedata.normalize("NFC", word.text[:at + 1] + mark + word.text[at + 1:])
         if word.sup > at:  # a mark that composes with nothing lengthens the word
             word.sup += len(word.text) - before
         return word
     return None
+
+
+def place_inner_accents(word: Word, boxes: list[tuple[float, float]]) -> bool:
+    """Put each spacing accent inside ``word`` ("Schr\u00a8odinger", "Universita\u00a8t") on the
+    letter its glyph is printed over, by ``boxes``, the left and right edge of each of the
+    word's characters; True where one was placed. An accent over no letter's box (a backtick
+    opening quoted code) stays as it is, and so does every accent where the boxes do not match
+    the text."""
+    text = word.text
+    if len(boxes) != len(text):
+        return False
+    marks: dict[int, list[str]] = {}  # letter index -> the combining marks it takes
+    placed: set[int] = set()
+    for at, char in enumerate(text):
+        mark = SPACING_ACCENTS.get(char)
+        if mark is None:
+            continue
+        centre = (boxes[at][0] + boxes[at][1]) / 2
+        takers = _LETTERS_FOR.get(char, VOWELS)
+        # (\u02c6 and \u02c7 are modifier letters to isalpha)
+        under = [i for i, c in enumerate(text)
+                 if c.isalpha() and c not in SPACING_ACCENTS and boxes[i][0] <= centre <= boxes[i][1]]
+        if not under:
+            continue
+        letter = min(under, key=lambda i: (text[i] not in takers,
+                                           abs((boxes[i][0] + boxes[i][1]) / 2 - centre)))
+        marks.setdefault(letter, []).append(mark_for(char, text[letter]))
+        placed.add(at)
+    if not placed:
+        return False
+    out, new_sup = [], -1
+    for i, char in enumerate(text):
+        if i == word.sup:
+            new_sup = len("".join(out))
+        if i in placed:
+            continue
+        # TeX's dotless i under an accent is the plain i's accented form
+        out.append("i" if char == "\u0131" and i in marks else char)
+        out.extend(marks.get(i, ()))
+    composed = unicodedata.normalize("NFC", "".join(out))
+    if word.sup >= 0:  # the superscript digits stay the word's end
+        word.sup = len(composed) - (len(text) - word.sup)
+    word.text = composed
+    return True
+
+
+def mark_for(accent: str, letter: str) -> str:
+    """The combining mark the spacing ``accent`` puts on ``letter``. Old TeX fonts draw some
+    marks with another's glyph: the caron of \\v{s} with the breve's, so a breve on a letter
+    that no language gives one but the caron is given to ("Ure\u02d8s") is a caron
+    (Ure\u0161); Polish's ogonek with the cedilla's, so a cedilla on a vowel ("Ste\u00b8\u00b4slicka")
+    is an ogonek (St\u0119\u015blicka)."""
+    if accent == "\u02d8" and letter not in _LETTERS_FOR["\u02d8"] and letter in _LETTERS_FOR["\u02c7"]:
+        return SPACING_ACCENTS["\u02c7"]
+    if accent == "\u00b8" and letter in "AEIOUaeiou":
+        return _OGONEK
+    return SPACING_ACCENTS[accent]
 
 
 def runs_on(word: Word, following: Word) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 
 import pypdfium2.raw as pdfium_c
 
-from .accents import SPACING_ACCENTS, place_accent, runs_on
+from .accents import SPACING_ACCENTS, place_accent, place_inner_accents, runs_on
 from .document import PdfHandle
 from .frame import Frame, page_turn
 from .glyph_names import CONTROL_RE
@@ -61,6 +61,8 @@ _NUMBER_TAIL_RE = re.compile(
     rf"(?:(?<=[^\W\d_])|(?<=[).,;:\]]))(\d{{1,3}}(?:[,\u2013\u2014-]\d{{1,3}})*)(?=[{re.escape(SUPERSCRIPT_TRAIL)}]?$)")
 #: Radians off the horizontal within which a line counts as upright.
 _UPRIGHT_TOLERANCE = 0.1
+#: A spacing accent's glyph within a word's text.
+_INNER_ACCENT_RE = re.compile(f"[{''.join(SPACING_ACCENTS)}]")
 _NUMBERS_RE = re.compile(rf"^\d{{1,3}}(?:[,\u2013\u2014-]\d{{1,3}})*[{re.escape(SUPERSCRIPT_TRAIL)}]?$")
 
 
@@ -215,19 +217,35 @@ def _page_lines(
     append = words.append
     last_height, last_size = -1.0, 0.0
     after_accent = False  # the last piece was an accent put on a word before it
+    ended_on_accent = False  # the last word's glyphs ended on an accent's ("TUB\u00a8")
     # each word's pieces of pdfium's text (offset, length; -1 where cleaning changed it), for
     # the middles of its characters where an accent must find its letter
     pieces: dict[int, list[tuple[int, int]]] = {}
 
-    def centres(word: Word) -> list[float] | None:
-        middles, box = [], pdfium_c.FS_RECTF()  # not ``rect``, which holds the word being read
+    def char_boxes(word: Word) -> list[tuple[float, float]] | None:
+        edges, box = [], pdfium_c.FS_RECTF()  # not ``rect``, which holds the word being read
         for start, length in pieces.get(id(word), []):
             if length < 0:
                 return None
             for offset in range(length):
                 loose_box(raw_tp, start + offset if aligned else to_char(raw_tp, start + offset), box)
-                middles.append((box.left + box.right) / 2 - left)
-        return middles or None
+                edges.append((box.left - left, box.right - left))
+        return edges or None
+
+    def _place_inner_accents(word: Word) -> None:
+        # an accent glyph inside the word ("Schr\u00a8odinger"): on the letter under it
+        text = word.text  # of the accents only the grave is ASCII: most words are skipped at once
+        if len(text) > 1 and (not text.isascii() or "`" in text) and _INNER_ACCENT_RE.search(text):
+            boxes = char_boxes(word) or []
+            if place_inner_accents(word, boxes):
+                # the word's edges are its letters' (an accent's glyph at either end sits over
+                # a letter, inside them); its text no longer matches pdfium's
+                word.x0, word.x1 = min(x0 for x0, _ in boxes), max(x1 for _, x1 in boxes)
+                pieces[id(word)] = [(-1, -1)]
+
+    def centres(word: Word) -> list[float] | None:
+        edges = char_boxes(word)
+        return [(x0 + x1) / 2 for x0, x1 in edges] if edges else None
 
     for match in _PIECE_RE.finditer(text):
         first, end = match.span()
@@ -270,14 +288,17 @@ def _page_lines(
         if cleaned[-1:].isdigit() or (cleaned[-2:-1].isdigit() and cleaned[-1] in SUPERSCRIPT_TRAIL):
             word.sup = _superscript_start(raw_tp, cleaned, piece, end, aligned, first_top, first_bottom,
                                           words[-1] if words else None, word, rect, loose_box)
-        span = (match.start(), len(piece) if cleaned == piece else -1)
-        if after_accent and words and runs_on(words[-1], word):
-            # the rest of a word the accent's glyph cut ("Veli\u010dkovi" "c\u00b4", "Gim" "\u00b4" "enez")
+        pieces[id(word)] = [(match.start(), len(piece) if cleaned == piece else -1)]
+        opens_on_accent = cleaned[0] in SPACING_ACCENTS
+        _place_inner_accents(word)
+        if words and (after_accent or opens_on_accent or ended_on_accent) and runs_on(words[-1], word):
+            # the rest of a word an accent's glyph cut ("Veli\u010dkovi" "c\u00b4", "Gim" "\u00b4" "enez",
+            # "Ure" "\u02d8s", "TUB\u00a8" "\u02d9ITAK")
             _join(words[-1], word)
-            pieces.setdefault(id(words[-1]), []).append(span)
+            pieces.setdefault(id(words[-1]), []).extend(pieces.pop(id(word)))
+            ended_on_accent = cleaned[-1] in SPACING_ACCENTS
             continue
-        after_accent = False
-        pieces[id(word)] = [span]
+        after_accent, ended_on_accent = False, cleaned[-1] in SPACING_ACCENTS
         append(word)
     for finished in (held, words):
         for segment in _segments(finished) if finished else ():

@@ -51,8 +51,13 @@ def layout_pages(pages: list[Page]) -> None:
                 split = usual
             else:
                 end = _columns_end(lines, usual)
-                if end is not None:
+                if end is not None and _crossed_below(lines, usual, end):
                     _lay_out_zones(page, lines, usual, None, end)
+                    continue
+                if end is not None:
+                    # one column runs on below the other's end (a reference list's last page):
+                    # the page is in columns all the way down
+                    _lay_out(page, lines, usual)
                     continue
                 start = _columns_at_foot(lines, usual)
                 if start is not None:
@@ -156,6 +161,12 @@ def _columns_end(lines: list[Line], split: float) -> Optional[float]:
             break
         run.pop()
     return max(l.y1 for l in run)
+
+
+def _crossed_below(lines: list[Line], split: float, end: float) -> bool:
+    """Whether a line of text below ``end`` runs across ``split`` (a full-width appendix under
+    the columns), not only a column running on below the other's end."""
+    return any(l.y0 >= end and len(l.text) >= 8 and l.x0 < split - 2 and l.x1 > split + 2 for l in lines)
 
 
 def _columns_start(lines: list[Line], split: float) -> Optional[float]:

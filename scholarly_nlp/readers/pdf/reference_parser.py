@@ -65,7 +65,7 @@ _FORM_PAIRS = [(form, form) for form in _NAME_FORMS] + [
 ]
 # APA's "A, B, ... & Z" leaves names out with an ellipsis and goes on to the last author
 _SEPARATOR = re.compile(r"\s*(?:,?\s*(?:\.\.\.|\u2026)\s*(?:,\s*)?(?:&|and)?\s*|,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+|;\s*)")
-_ET_AL = re.compile(r"\s*,?\s*(?:and\s+)?(?:et\s*al\.?|et\s+al\b)")
+_ET_AL = re.compile(r"\s*[,;]?\s*(?:and\s+)?(?:et\s*al\.?|et\s+al\b)")  # MDPI: "Moro\u0144, J.; et al."
 _LABEL = re.compile(r"^\s*(?:\[(?P<a>\d{1,4})\]|\((?P<b>\d{1,4})\)|(?P<c>\d{1,4})\.(?=\s)|(?P<d>\d{1,4})(?=\s+\S))\s*")
 _DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/\s*|doi\s*:?\s*)?(?P<doi>10\.\d{4,9}/\s?\S+)", re.IGNORECASE)
 _URL = re.compile(r"(?:\[?online\]?\.?\s*)?(?:available\s+(?:at|from|online)\s*:?\s*)?"
