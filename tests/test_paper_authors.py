@@ -164,6 +164,14 @@ def test_an_abbreviated_organisation_is_no_author(name, organisation):
     assert set(expected) <= set(names)
 
 
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_job_under_the_name_is_no_author():
+    """A news feature prints "Mitch Leslie" over "Senior Technology Writer"."""
+    need(PAIRS)
+    authors = pdf(PAIRS / "srgarcia_1-s2.0-S2095809925001183-main.pdf").authors
+    assert [a.name for a in authors] == ["Mitch Leslie"]
+
+
 @pytest.mark.parametrize(
     "line, names",
     [

@@ -47,6 +47,9 @@ _ORG_WORDS = re.compile(
     r"\b(?:universit|institut|department|dept|laborator|school|college|cent(?:er|re)|hospital|faculty|academy|"
     r"^rue\b|univ\b|inst\b|dpto\b|cnrs|street\b|avenue\b|inc\b|ltd\b|gmbh|corporation|research|foundation|"
     r"ministry|council|division|program|group|society|"
+    # a job under the name ("Mitch Leslie" over "Senior Technology Writer")
+    r"writer|editor|correspondent|reporter|journalist|lecturer|professor\b|director|manager|officer|student|"
+    r"scientist|engineer|consultant|"
     r"journal|abstract|keywords|article|received|accepted|published|copyright|license|volume|doi|https?)",
     re.IGNORECASE,
 )
