@@ -234,8 +234,7 @@ def _page_lines(
 
     def _place_inner_accents(word: Word) -> None:
         # an accent glyph inside the word ("Schr\u00a8odinger"): on the letter under it
-        text = word.text  # of the accents only the grave is ASCII: most words are skipped at once
-        if len(text) > 1 and (not text.isascii() or "`" in text) and _INNER_ACCENT_RE.search(text):
+        if len(word.text) > 1 and _INNER_ACCENT_RE.search(word.text):
             boxes = char_boxes(word) or []
             if place_inner_accents(word, boxes):
                 # the word's edges are its letters' (an accent's glyph at either end sits over
@@ -290,7 +289,8 @@ def _page_lines(
                                           words[-1] if words else None, word, rect, loose_box)
         pieces[id(word)] = [(match.start(), len(piece) if cleaned == piece else -1)]
         opens_on_accent = cleaned[0] in SPACING_ACCENTS
-        _place_inner_accents(word)
+        if not cleaned.isascii() or "`" in cleaned:  # of the accents only the grave is ASCII
+            _place_inner_accents(word)
         if words and (after_accent or opens_on_accent or ended_on_accent) and runs_on(words[-1], word):
             # the rest of a word an accent's glyph cut ("Veli\u010dkovi" "c\u00b4", "Gim" "\u00b4" "enez",
             # "Ure" "\u02d8s", "TUB\u00a8" "\u02d9ITAK")

@@ -265,29 +265,35 @@ class _ScriptHosts:
     def find(self, script: Line) -> Optional[Line]:
         """The nearest line ``script`` sits on (the first in top order on a tie), or None."""
         mid = (script.y0 + script.y1) / 2
-        best, best_key, next_line, next_key = None, None, None, None
+        best, best_key = None, None
         for index in self.by_top.around(mid, 40, 10):
             line = self.by_top.lines[index]
-            if line is script or id(line) in self.merged:
+            if line is script or id(line) in self.merged or not _can_host(line, script, mid):
                 continue
-            if _can_host(line, script, mid):
-                key = (abs(mid - (line.y0 + line.y1) / 2), index)
-                if best_key is None or key < best_key:
-                    best, best_key = line, key
-            elif _can_host(line, script, mid, before=True):
-                key = (line.x0 - script.x1, index)
-                if next_key is None or key < next_key:
-                    next_line, next_key = line, key
-        if best is None and next_line is not None and self._opens_row(script, mid, next_line):
-            return next_line  # a mark hung left of the line it opens ("¹ Instituto de ...")
+            key = (abs(mid - (line.y0 + line.y1) / 2), index)
+            if best_key is None or key < best_key:
+                best, best_key = line, key
+        if best is None and _ROW_MARK_RE.fullmatch(script.text):
+            return self._opened_line(script, mid)
         return best
 
+    def _opened_line(self, script: Line, mid: float) -> Optional[Line]:
+        """The line a mark hung left of it opens ("¹ Instituto de ...": the line starts just
+        right of the mark), or None."""
+        best, best_key = None, None
+        for index in self.by_top.around(mid, 40, 10):
+            line = self.by_top.lines[index]
+            if line is script or id(line) in self.merged or not _can_host(line, script, mid, before=True):
+                continue
+            key = (line.x0 - script.x1, index)
+            if best_key is None or key < best_key:
+                best, best_key = line, key
+        return best if best is not None and self._opens_row(script, mid, best) else None
+
     def _opens_row(self, script: Line, mid: float, host: Line) -> bool:
-        """Whether ``script`` is a footnote or affiliation mark with no text on its row less
+        """Whether ``script`` (a footnote's or an affiliation's mark) has no text on its row less
         than three of ``host``'s sizes left of it (a formula's scripts sit between the pieces
         of theirs; a table's cells or side-by-side affiliations are set further apart)."""
-        if not _ROW_MARK_RE.fullmatch(script.text):
-            return False
         reach = 3 * max(host.size, 1.0)
         for index in self.by_top.around(mid, 40, 10):
             line = self.by_top.lines[index]
@@ -555,15 +561,15 @@ def _rows(lines: list[Line]) -> list[Line]:
 
 def _set_edges(page: Page) -> None:
     """The page's column edges, and those of each column's part in a band with
-    ``_OWN_EDGE_LINES`` lines or more."""
+    ``_OWN_EDGE_LINES`` lines or more (where the column has parts in other bands too)."""
     page.edges = _column_edges(page.lines)
-    page.band_edges = {}
     bands: dict = {}
     for line in page.lines:
-        bands.setdefault((line.col, line.band), []).append(line)
-    for key, lines in bands.items():
-        if sum(1 for l in lines if len(l.text) >= 20) >= _OWN_EDGE_LINES:
-            page.band_edges[key] = _column_edges(lines)[key[0]]
+        if len(line.text) >= 20:
+            bands.setdefault((line.col, line.band), []).append(line)
+    columns = Counter(col for col, _ in bands)
+    page.band_edges = {key: _edges(group) for key, group in bands.items()
+                       if len(group) >= _OWN_EDGE_LINES and columns[key[0]] > 1}
 
 
 def _column_edges(lines: list[Line]) -> dict:
@@ -573,11 +579,14 @@ def _column_edges(lines: list[Line]) -> dict:
     for line in lines:
         if len(line.text) >= 20:
             groups.setdefault(line.col, []).append(line)
-    edges = {}
-    for col, group in groups.items():
-        left = Counter(round(l.x0) for l in group).most_common(1)[0][0]
-        rights = sorted(l.x1 for l in group)
-        edges[col] = (float(left), rights[int(0.9 * (len(rights) - 1))])
+    edges = {col: _edges(group) for col, group in groups.items()}
     if "L" in edges and "R" in edges:
         edges["F"] = (edges["L"][0], edges["R"][1])
     return edges
+
+
+def _edges(group: list[Line]) -> tuple[float, float]:
+    """The most common left start of ``group``'s lines and the right end nine in ten reach."""
+    left = Counter(round(l.x0) for l in group).most_common(1)[0][0]
+    rights = sorted(l.x1 for l in group)
+    return float(left), rights[int(0.9 * (len(rights) - 1))]
