@@ -93,10 +93,8 @@ def place_inner_accents(word: Word, boxes: list[tuple[float, float]]) -> bool:
         placed.add(at)
     if not placed:
         return False
-    out, new_sup = [], -1
+    out = []
     for i, char in enumerate(text):
-        if i == word.sup:
-            new_sup = len("".join(out))
         if i in placed:
             continue
         # TeX's dotless i under an accent is the plain i's accented form
