@@ -64,7 +64,7 @@ _FORMULA_SIGN_RE = re.compile(r"[=+<>^_\\|\u2211\u220f\u222b\u2264\u2265]")
 _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
-_KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?)\b", re.IGNORECASE)
+_KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?|ccs concepts)\b", re.IGNORECASE)
 #: A structured abstract's part label at a line's start ("Results: Eight patients ..."), which
 #: opens a paragraph even where the line before runs to the column's edge.
 _ABSTRACT_PART_RE = re.compile(
@@ -391,8 +391,8 @@ class Classifier:
         elif self.state == "abstract":
             self._abstract(block)
         elif self.state == "post_abstract":
-            if _is_contents(block):
-                return  # a table of contents between the abstract and the first section
+            if _is_contents(block) or _KEYWORDS_RE.match(block.lines[0].text):
+                return  # a table of contents, or keywords after others (ACM's CCS concepts)
             after = self.abstract_page if self.abstract_page is not None else self.first_page
             # the body begins at a heading or, unmarked (a run-in "Introduction"), by the page
             # after the abstract's at the latest: keywords and notes never fill a page

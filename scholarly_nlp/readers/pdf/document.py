@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -31,6 +32,8 @@ class PdfHandle:
         self.path = path
         self._pages: dict[int, pdfium.PdfPage] = {}
         self._control_characters: dict[str, dict[int, str]] | None = None
+        # (font family, "!" or "fi") -> count on the pages read so far (.ascii_ligatures)
+        self.ligature_evidence: Counter = Counter()
 
     def control_characters(self) -> dict[str, dict[int, str]]:
         """Per font name, the characters its glyph names give control codes pdfium could not

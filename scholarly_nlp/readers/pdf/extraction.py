@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 import pypdfium2.raw as pdfium_c
 
 from .accents import SPACING_ACCENTS, place_accent, place_inner_accents, runs_on
+from .ascii_ligatures import LIGATURE_CODE_RE, family, ligature_character, ligature_evidence, told_families
 from .document import PdfHandle
 from .frame import Frame, page_turn
 from .glyph_names import CONTROL_RE
@@ -82,6 +83,8 @@ def read_page(pdf: PdfHandle, index: int) -> Page:
             if tables:
                 text = _replace_by_font(textpage.raw, text, CONTROL_RE, aligned,
                                         lambda font, ch, _: tables.get(font, {}).get(ord(ch), ch))
+        if LIGATURE_CODE_RE.search(text):
+            text = _ascii_ligatures(pdf, textpage.raw, text, aligned)
         if "\uf001" in text or "\uf002" in text:
             text = _join_pua_ligatures(textpage.raw, text, aligned, loose_box)
         if SYMBOL_PUA_RE.search(text):
@@ -144,6 +147,23 @@ def _replace_by_font(raw_tp, text: str, pattern: re.Pattern, aligned: bool,
         if index >= 0:
             characters[at] = replace(fonts.font(index)[0], text[at], index)
     return "".join(characters)
+
+
+def _ascii_ligatures(pdf: PdfHandle, raw_tp, text: str, aligned: bool) -> str:
+    """``text`` with the f-ligatures put back that a font keeps at ASCII punctuation codes
+    (:mod:`.ascii_ligatures`), once the pages read so far tell its family."""
+    fonts = FontReader(raw_tp)
+
+    def family_at(at: int) -> str:
+        index = _char_index(raw_tp, at, aligned)
+        return family(fonts.font(index)[0]) if index >= 0 else ""
+
+    ligature_evidence(text, family_at, pdf.ligature_evidence)
+    told = told_families(pdf.ligature_evidence)
+    if not told:
+        return text
+    return _replace_by_font(raw_tp, text, LIGATURE_CODE_RE, aligned,
+                            lambda font, ch, _: ligature_character(font, ch, told))
 
 
 def _family_name(raw_tp, index: int) -> str:
