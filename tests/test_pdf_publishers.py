@@ -330,6 +330,15 @@ def test_an_abstract_runs_on_past_the_small_type_under_its_first_part():
 
 
 @pytest.mark.needs_data("pdf-pairs")
+def test_a_list_item_goes_on_at_its_hanging_indent_past_a_page_break():
+    """A contributions list ("(ii) Approximation theory ...") breaks off mid-sentence at a
+    page's foot and goes on at the item's hanging indent on the next page: one paragraph."""
+    paper = read_pair(PAIRS / "osai_paper06.pdf")
+    item = next(b.text for b in paper.blocks_of("paragraph") if b.text.startswith("(ii) Approximation theory"))
+    assert "formed by the composition of a graph-induced propagation step" in item
+
+
+@pytest.mark.needs_data("pdf-pairs")
 def test_paragraphs_are_cut_by_the_edges_of_their_own_band():
     """Elsevier's abstract box and the introduction under it share the right column of page
     one, 100 pt apart at the left: the introduction's paragraph runs on into that column, and

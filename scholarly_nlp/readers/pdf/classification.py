@@ -1066,11 +1066,15 @@ class Classifier:
         page = self.pages[block.page]
         left = page.band_edge(first)[0]
         size = max(first.size, 1.0)
-        if first.x0 - left >= 0.6 * size:
-            return False
         last_text = last.text.rstrip()
         open_sentence = not last_text.endswith(TERMINAL_PUNCT)
-        if first.text[:1].islower() and open_sentence:
+        runs_on = first.text[:1].islower() and open_sentence
+        if first.x0 - left >= 0.6 * size:
+            # indented: a new paragraph, unless a list item's hanging indent goes on with its
+            # open sentence past a page or column break, as far in as the item's last line
+            indent = last.x0 - self.pages[last.page].band_edge(last)[0]
+            return runs_on and abs(first.x0 - left - indent) < 0.6 * size
+        if runs_on:
             return True
         moved = (last.page, last.band, last.col) != (first.page, first.band, first.col)
         if not (moved or self.interrupted):
