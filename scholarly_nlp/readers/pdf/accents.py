@@ -111,8 +111,8 @@ def mark_for(accent: str, letter: str) -> str:
     """The combining mark the spacing ``accent`` puts on ``letter``. Old TeX fonts draw some
     marks with another's glyph: the caron of \\v{s} with the breve's, so a breve on a letter
     that no language gives one but the caron is given to ("Ure\u02d8s") is a caron
-    (Ure\u0161); Polish's ogonek with the cedilla's, so a cedilla on a vowel ("Ste\u00b8\u00b4slicka")
-    is an ogonek (St\u0119\u015blicka)."""
+    (Ure\u0161; a Latin \u0115, rare in papers, is read \u011b so); Polish's ogonek with the cedilla's, so a
+    cedilla on a vowel ("Ste\u00b8\u00b4slicka") is an ogonek (St\u0119\u015blicka)."""
     if accent == "\u02d8" and letter not in _LETTERS_FOR["\u02d8"] and letter in _LETTERS_FOR["\u02c7"]:
         return SPACING_ACCENTS["\u02c7"]
     if accent == "\u00b8" and letter in "AEIOUaeiou":

@@ -65,6 +65,9 @@ _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
 _KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?|ccs concepts)\b", re.IGNORECASE)
+#: The same label alone or before its colon, even set as a head ("KEYWORDS"; not "Subjects and Methods").
+_KEYWORDS_LABEL_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?|ccs concepts)\s*(?:[:.\u2014\u2013-]|$)",
+                                re.IGNORECASE)
 #: A structured abstract's part label at a line's start ("Results: Eight patients ..."), which
 #: opens a paragraph even where the line before runs to the column's edge.
 _ABSTRACT_PART_RE = re.compile(
@@ -391,7 +394,7 @@ class Classifier:
         elif self.state == "abstract":
             self._abstract(block)
         elif self.state == "post_abstract":
-            if _is_contents(block) or _KEYWORDS_RE.match(block.lines[0].text):
+            if _is_contents(block) or _KEYWORDS_LABEL_RE.match(block.lines[0].text):
                 return  # a table of contents, or keywords after others (ACM's CCS concepts)
             after = self.abstract_page if self.abstract_page is not None else self.first_page
             # the body begins at a heading or, unmarked (a run-in "Introduction"), by the page
@@ -447,12 +450,15 @@ class Classifier:
         if _is_contents(block):
             self.state = "post_abstract"  # a table of contents after the abstract ends it
             return
-        if _KEYWORDS_RE.match(block.lines[0].text):
+        if _KEYWORDS_LABEL_RE.match(block.lines[0].text):
             self.state = "post_abstract"  # also where set as a head of its own ("KEYWORDS", Wiley)
             return
         if self._heading(block) is not None:
             self.state = "body"
             self._body(block)
+            return
+        if _KEYWORDS_RE.match(block.lines[0].text):
+            self.state = "post_abstract"
             return
         size = block.size
         written = sum(len(l.text) for u in self.units if u.kind == "abstract" for l in u.lines)
@@ -497,6 +503,8 @@ class Classifier:
                 and self.abstract_size is not None):
             return False
         for upcoming in self.ahead:
+            if upcoming.page > block.page + 1:
+                return False  # the abstract's rest is on its page or the next
             if abs(upcoming.size - self.abstract_size) <= 0.08 * self.abstract_size:
                 return _runs_on(open_abstract, upcoming.lines[0])
             if upcoming.size >= small:

@@ -317,6 +317,7 @@ def _page_lines(
             _join(words[-1], word)
             pieces.setdefault(id(words[-1]), []).extend(pieces.pop(id(word)))
             ended_on_accent = cleaned[-1] in SPACING_ACCENTS
+            _place_inner_accents(words[-1])  # an accent ending one piece over the next's letter
             continue
         after_accent, ended_on_accent = False, cleaned[-1] in SPACING_ACCENTS
         append(word)

@@ -47,12 +47,13 @@ _ORG_WORDS = re.compile(
     r"\b(?:universit|institut|department|dept|laborator|school|college|cent(?:er|re)|hospital|faculty|academy|"
     r"^rue\b|univ\b|inst\b|dpto\b|cnrs|street\b|avenue\b|inc\b|ltd\b|gmbh|corporation|research|foundation|"
     r"ministry|council|division|program|group|society|"
-    # a job under the name ("Mitch Leslie" over "Senior Technology Writer")
-    r"writer|editor|correspondent|reporter|journalist|lecturer|professor\b|director|manager|officer|student|"
-    r"scientist|engineer|consultant|"
     r"journal|abstract|keywords|article|received|accepted|published|copyright|license|volume|doi|https?)",
     re.IGNORECASE,
 )
+#: A job printed under a name ("Mitch Leslie" over "Senior Technology Writer"): no name itself.
+#: (A surname Writer or Engineer is read as a job too.)
+_JOB_WORDS = re.compile(r"\b(?:writer|editor|correspondent|reporter|journalist|lecturer|professor|director|"
+                        r"manager|officer|student|scientist|engineer|consultant)s?\b", re.IGNORECASE)
 _UNMAPPED_RE = re.compile("[\x00-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
 #: the ORCID logo's text glued to a name ("Elizabeth Marina AllynID1*"), after a lower-case letter
 _ORCID_RE = re.compile(r"(?<=[^\W\d_])ID(?=[\d\s,;*\u2217\u2020\u2021]|$)")
@@ -298,9 +299,9 @@ def _names(text: str, line: Line, lead_mark: bool = False, inverted: bool = Fals
 
 
 def _is_name(text: str) -> bool:
-    """Two to five capitalised words (initials and particles allowed), no organisation word."""
+    """Two to five capitalised words (initials and particles allowed), no organisation or job word."""
     words = text.split()
-    if not 2 <= len(words) <= 5 or _ORG_WORDS.search(text) or any(c.isdigit() for c in text):
+    if not 2 <= len(words) <= 5 or _ORG_WORDS.search(text) or _JOB_WORDS.search(text) or any(c.isdigit() for c in text):
         return False
     capitalised = 0
     for word in words:

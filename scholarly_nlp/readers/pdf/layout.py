@@ -51,13 +51,13 @@ def layout_pages(pages: list[Page]) -> None:
                 split = usual
             else:
                 end = _columns_end(lines, usual)
-                if end is not None and _crossed_below(lines, usual, end):
-                    _lay_out_zones(page, lines, usual, None, end)
-                    continue
-                if end is not None:
+                if end is not None and _one_side_below(lines, usual, end):
                     # one column runs on below the other's end (a reference list's last page):
                     # the page is in columns all the way down
                     _lay_out(page, lines, usual)
+                    continue
+                if end is not None:
+                    _lay_out_zones(page, lines, usual, None, end)
                     continue
                 start = _columns_at_foot(lines, usual)
                 if start is not None:
@@ -163,10 +163,12 @@ def _columns_end(lines: list[Line], split: float) -> Optional[float]:
     return max(l.y1 for l in run)
 
 
-def _crossed_below(lines: list[Line], split: float, end: float) -> bool:
-    """Whether a line of text below ``end`` runs across ``split`` (a full-width appendix under
-    the columns), not only a column running on below the other's end."""
-    return any(l.y0 >= end and len(l.text) >= 8 and l.x0 < split - 2 and l.x1 > split + 2 for l in lines)
+def _one_side_below(lines: list[Line], split: float, end: float) -> bool:
+    """Whether every line below ``end`` keeps to one side of ``split``: one column running on
+    below the other's end, not full-width matter (an appendix, a table) under the columns."""
+    below = [l for l in lines if l.y0 >= end]
+    sides = {l.x1 <= split + 2 for l in below if l.x1 <= split + 2 or l.x0 >= split - 2}
+    return bool(below) and len(sides) == 1 and all(l.x1 <= split + 2 or l.x0 >= split - 2 for l in below)
 
 
 def _columns_start(lines: list[Line], split: float) -> Optional[float]:
@@ -258,7 +260,9 @@ class _ScriptHosts:
     """
 
     def __init__(self, lines: list[Line]) -> None:
+        self.lines = lines
         self.by_top = SortedLines((l for l in lines if len(l.text) >= 4), key=lambda l: l.y0)
+        self.every_top: Optional[SortedLines] = None  # every line, for a mark's row (built when asked)
         self.merged: set[int] = set()
         self.pending: dict[int, list] = {}
 
@@ -279,31 +283,41 @@ class _ScriptHosts:
 
     def _opened_line(self, script: Line, mid: float) -> Optional[Line]:
         """The line a mark hung left of it opens ("¹ Instituto de ...": the line starts just
-        right of the mark), or None."""
+        right of the mark, its top level with the mark's), or None."""
         best, best_key = None, None
         for index in self.by_top.around(mid, 40, 10):
             line = self.by_top.lines[index]
             if line is script or id(line) in self.merged or not _can_host(line, script, mid, before=True):
                 continue
-            key = (line.x0 - script.x1, index)
+            key = (abs(line.y0 - script.y0), line.x0 - script.x1, index)
             if best_key is None or key < best_key:
                 best, best_key = line, key
         return best if best is not None and self._opens_row(script, mid, best) else None
 
     def _opens_row(self, script: Line, mid: float, host: Line) -> bool:
-        """Whether ``script`` (a footnote's or an affiliation's mark) has no text on its row less
-        than three of ``host``'s sizes left of it (a formula's scripts sit between the pieces
-        of theirs; a table's cells or side-by-side affiliations are set further apart)."""
-        reach = 3 * max(host.size, 1.0)
-        for index in self.by_top.around(mid, 40, 10):
-            line = self.by_top.lines[index]
-            if line.y0 <= mid <= line.y1 and script.x0 - reach <= line.x1 <= script.x0 + 1:
+        """Whether ``script`` is raised above ``host``'s baseline, as a footnote's or an
+        affiliation's mark is (a subscript is not), with nothing on its row less than two of
+        ``host``'s sizes left of it (a formula's scripts sit between the pieces of theirs, one
+        letter long as they may be; the other column, a table's cells or side-by-side
+        affiliations are set further apart)."""
+        if script.base > host.base - 0.2 * max(host.y1 - host.y0, 1.0):
+            return False
+        if self.every_top is None:
+            self.every_top = SortedLines(self.lines, key=lambda l: l.y0)
+        reach = 2 * max(host.size, 1.0)
+        for index in self.every_top.around(mid, 40, 10):
+            line = self.every_top.lines[index]
+            if line is not script and line.y0 <= mid <= line.y1 and script.x0 - reach <= line.x1 <= script.x0 + 1:
                 return False
         return True
 
     def absorb(self, host: Line, script: Line) -> None:
-        """Give ``script``'s words (and those it absorbed) to ``host``, growing its box now."""
-        host.x0, host.x1 = min(host.x0, script.x0), max(host.x1, script.x1)
+        """Give ``script``'s words (and those it absorbed) to ``host``, growing its box now;
+        not leftward for a mark it opens with, so the next row's mark below it is not in its
+        reach (the box is its words' again at :meth:`finish`)."""
+        if script.x1 > host.x0:
+            host.x0 = min(host.x0, script.x0)
+        host.x1 = max(host.x1, script.x1)
         host.y0, host.y1 = min(host.y0, script.y0), max(host.y1, script.y1)
         words = self.pending.setdefault(id(host), [])
         words.extend(script.words)
@@ -502,7 +516,9 @@ def _merge_spanning_rows(lines: list[Line]) -> list[Line]:
             for other in row:
                 if other is line or id(other) in merged or not same_row(line, other):
                     continue
-                gap = max(other.x0 - line.x1, line.x0 - other.x1)
+                # measured from the text after a mark that opens a piece ("‡ Speech Technology"
+                # beside "† Computer Science ...": two affiliations, not a letter-spaced row)
+                gap = max(_text_x0(other) - line.x1, _text_x0(line) - other.x1)
                 if (
                     gap < 3 * max(line.size, other.size, 1.0)
                     and abs(other.size - line.size) <= 0.1 * line.size
@@ -514,6 +530,12 @@ def _merge_spanning_rows(lines: list[Line]) -> list[Line]:
                     merged.add(id(other))
                     grown = True
     return [l for l in lines if id(l) not in merged]
+
+
+def _text_x0(line: Line) -> float:
+    """Where ``line``'s text starts: after a footnote's or an affiliation's mark it opens with."""
+    words = line.words
+    return words[1].x0 if len(words) > 1 and _ROW_MARK_RE.fullmatch(words[0].text) else line.x0
 
 
 def _reading_order(lines: list[Line], boxed: frozenset[int] | set[int] = frozenset(),
@@ -561,7 +583,8 @@ def _rows(lines: list[Line]) -> list[Line]:
 
 def _set_edges(page: Page) -> None:
     """The page's column edges, and those of each column's part in a band with
-    ``_OWN_EDGE_LINES`` lines or more (where the column has parts in other bands too)."""
+    ``_OWN_EDGE_LINES`` lines or more, a third of them from one left edge (where the column has
+    parts in other bands too)."""
     page.edges = _column_edges(page.lines)
     bands: dict = {}
     for line in page.lines:
@@ -569,7 +592,7 @@ def _set_edges(page: Page) -> None:
             bands.setdefault((line.col, line.band), []).append(line)
     columns = Counter(col for col, _ in bands)
     page.band_edges = {key: _edges(group) for key, group in bands.items()
-                       if len(group) >= _OWN_EDGE_LINES and columns[key[0]] > 1}
+                       if len(group) >= _OWN_EDGE_LINES and columns[key[0]] > 1 and _shared_start(group)}
 
 
 def _column_edges(lines: list[Line]) -> dict:
@@ -583,6 +606,13 @@ def _column_edges(lines: list[Line]) -> dict:
     if "L" in edges and "R" in edges:
         edges["F"] = (edges["L"][0], edges["R"][1])
     return edges
+
+
+def _shared_start(group: list[Line]) -> bool:
+    """Whether a third of ``group``'s lines, three at least, start at one x (running text or
+    a list's items, not the cells of a table or a title block's centred lines)."""
+    most = Counter(round(l.x0) for l in group).most_common(1)[0][1]
+    return most >= max(3, len(group) / 3)
 
 
 def _edges(group: list[Line]) -> tuple[float, float]:

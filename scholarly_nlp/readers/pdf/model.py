@@ -139,7 +139,8 @@ class Page:
         """The left and right text edges of a line's column in its band, where the band holds
         enough of that column's lines for edges of its own, else :meth:`edge`. Paragraphs are
         cut by these: Elsevier's abstract box and the introduction under it share the right
-        column of page one but not its left edge. Floats keep the page's edges."""
+        column of page one but not its left edge. The passes that place floats and captions
+        read :meth:`edge`."""
         return self.band_edges.get((line.col, line.band)) or self.edge(line)
 
 
