@@ -53,10 +53,14 @@ def test_a_raised_mark_opens_the_line_right_of_it_but_a_subscript_or_a_formula_p
 
 def test_a_mark_opening_a_piece_does_not_join_it_to_its_neighbour():
     """P13-1059: "† Computer Science ..." and "‡ Speech Technology ..." side by side stay two."""
-    marked = line("\u2021 Speech Technology", 345.3, 129.6, 9.0)
-    assert layout._text_x0(marked) == marked.words[1].x0
+    # a raised 6-pt mark, then the text on its 9-pt baseline
+    mark, text = line("\u2021", 345.3, 129.6, 6.0), line("Speech Technology", 351.4, 129.8, 9.0)
+    opened = Line(mark.words + text.words, 0)
+    assert layout._text_x0(opened) == text.x0
     plain = line("Speech Technology", 351.4, 129.6, 9.0)
     assert layout._text_x0(plain) == plain.x0
+    number = line("40 and from 80 to 85 km", 103.9, 327.4, 6.0)  # ApJ: "l \u2264 40" cut at the unmapped sign
+    assert layout._text_x0(number) == number.x0
 
 
 def test_the_keywords_label_is_not_a_head_that_opens_with_its_word():

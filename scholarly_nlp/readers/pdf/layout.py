@@ -533,9 +533,14 @@ def _merge_spanning_rows(lines: list[Line]) -> list[Line]:
 
 
 def _text_x0(line: Line) -> float:
-    """Where ``line``'s text starts: after a footnote's or an affiliation's mark it opens with."""
+    """Where ``line``'s text starts: after a footnote's or an affiliation's mark it opens with,
+    raised above the next word (a number on the row's baseline is text)."""
     words = line.words
-    return words[1].x0 if len(words) > 1 and _ROW_MARK_RE.fullmatch(words[0].text) else line.x0
+    if len(words) > 1 and _ROW_MARK_RE.fullmatch(words[0].text):
+        mark, text = words[0], words[1]
+        if mark.y1 < text.y1 - 0.2 * max(text.y1 - text.y0, 1.0):
+            return text.x0
+    return line.x0
 
 
 def _reading_order(lines: list[Line], boxed: frozenset[int] | set[int] = frozenset(),
