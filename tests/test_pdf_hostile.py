@@ -19,7 +19,7 @@ from scholarly_nlp.errors import EmptyDocumentError, EncryptedPDFError
 from scholarly_nlp.readers.dispatch import read_paper, read_papers
 from scholarly_nlp.readers.limits import ReadLimits
 from scholarly_nlp.readers.pdf import layout, nearby, read_pdf
-from scholarly_nlp.readers.pdf.model import Line, Word
+from synthetic_lines import line
 
 GUARD = ReadLimits(time_s=60, memory_mib=1024)
 
@@ -89,17 +89,6 @@ def test_neighbour_look_ups_grow_linearly_with_the_fragments(monkeypatch, tmp_pa
     small, large = neighbour_work(monkeypatch, tmp_path, 1500), neighbour_work(monkeypatch, tmp_path, 3000)
     assert small > 1500  # the fragments are looked at (each its own line)
     assert large < 2.5 * small  # all pairs would be 4 times
-
-
-def line(text: str, x0: float, top: float, size: float) -> Line:
-    words, x = [], x0
-    for word in text.split():
-        width = 0.5 * size * len(word)
-        words.append(Word(word, x, top, x + width, top + 1.15 * size, size, 1.15 * size))
-        x += width + 0.3 * size
-    made = Line(words, 0)
-    made.size = size
-    return made
 
 
 def test_a_superscript_and_a_fragment_it_hosts_join_the_line_below_them():

@@ -5,19 +5,8 @@ other's end, band edges, a mark hung left of the line it opens, the keywords lab
 from __future__ import annotations
 
 from scholarly_nlp.readers.pdf import classification, layout
-from scholarly_nlp.readers.pdf.model import Line, Word
-
-
-def line(text: str, x0: float, top: float, size: float = 10.0) -> Line:
-    """A line of ``text`` from ``x0``, its top at ``top``: half a size a letter, a third between words."""
-    words, x = [], x0
-    for word in text.split():
-        width = 0.5 * size * len(word)
-        words.append(Word(word, x, top, x + width, top + 1.15 * size, size, 1.15 * size))
-        x += width + 0.3 * size
-    made = Line(words, 0)
-    made.size = size
-    return made
+from scholarly_nlp.readers.pdf.model import Line
+from synthetic_lines import line
 
 
 def test_a_column_running_on_below_the_others_end_is_no_full_width_zone():
