@@ -1,61 +1,38 @@
-"""f-ligatures that a font keeps at ASCII punctuation codes, with no Unicode map to say so.
+"""f-ligatures a font keeps at printable ASCII codes, where pdfium reads the punctuation.
 
-Type 1 fonts of ACM's Libertine template (``LinLibertineT`` and its bold and italic) declare
-MacRoman but hold the ligatures at the codes of punctuation: pdfium reads "signi!cant",
-"di"erent", "di#cult", "brie$y". Such a font is told (:func:`told_families`) by exclamation
-marks between letters ("x!y" is no real exclamation) where the letters "fi" are all but absent
-(every fi is the ligature there; OCR'd text with "!" for a misread letter has "fi" as often as
-any text), counted over the pages read so far, per family (the bold and italic take the
-regular's encoding). In a font told so, each of the four codes is its ligature
-(:func:`ligature_character`), whatever stands beside it ("sta"" is staff). One presentation
-form for one code, so pdfium's offsets hold; the ligatures are spelled out later like any other.
+ACM's Libertine Type 1 fonts name their ligatures in the encoding's ``/Differences`` (``33
+/f_i /f_f /f_f_i /f_l /f_f_l``) but map them to nothing in their ``/ToUnicode``: pdfium falls
+back to the codes and reads "signi!cant", "di"erent", "di#cult", "brie$y".
+:func:`~.glyph_names.ascii_code_ligatures` gives, per font name, the ligature each such code
+names. Other fonts of the same name keep those codes for the characters themselves (a second
+``LinLibertineT`` with real quotes and dollars in a code listing) and pdfium names them alike,
+so :func:`put_back_ligatures` puts a ligature back only where pdfium also reports that the
+character's own font could not map it.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
 
-#: Each code and the ligature such a font draws there.
-LIGATURE_CODES = {"!": "\ufb01", '"': "\ufb00", "#": "\ufb03", "$": "\ufb02"}
-LIGATURE_CODE_RE = re.compile('[!"#$]')
-#: "fi" between letters, as such a font gives it: a real exclamation mark is never there.
-_FI_BETWEEN_LETTERS_RE = re.compile(r"(?<=[^\W\d_])!(?=[^\W\d_])")
-_LETTERS_FI_RE = re.compile("fi")
-#: How many such "fi"s tell a font family (a product name like "Yahoo!Answers" is one), with
-#: the letters "fi" in it less than half as often.
-EVIDENCE = 3
-_STYLE_SUFFIX_RE = re.compile(r"(?:[-,]?(?:Bold|Italic|Oblique|Regular|Medium)|B|I|BI|IB)+$")
+#: Punctuation between letters, where such a font's ligatures stand: the first page with one
+#: has the document's fonts read for ligature names (most documents have none).
+AMID_LETTERS_RE = re.compile(r'(?<=[^\W\d_])[!"#$%](?=[^\W\d_])')
 
 
-def family(font: str) -> str:
-    """A font's name without its style suffix ("LinLibertineTB" -> "LinLibertineT")."""
-    return _STYLE_SUFFIX_RE.sub("", font) or font
-
-
-def ligature_evidence(text: str, family_at: Callable[[int], str], evidence: Counter) -> None:
-    """Count into ``evidence`` per font family, ``(family, "!")``, each exclamation mark
-    between letters of ``text`` and, ``(family, "fi")``, each "fi" in the letters of a family
-    that has such marks (``family_at``: the family of the character at a text offset)."""
-    marked = Counter(family_at(match.start()) for match in _FI_BETWEEN_LETTERS_RE.finditer(text))
-    marked.pop("", None)
-    if not marked:
-        return
-    for name, count in marked.items():
-        evidence[(name, "!")] += count
-    for match in _LETTERS_FI_RE.finditer(text):
-        name = family_at(match.start())
-        if name in marked:
-            evidence[(name, "fi")] += 1
-
-
-def told_families(evidence: Counter) -> set[str]:
-    """The families ``evidence`` tells to keep their ligatures at ASCII codes."""
-    return {name for (name, kind), count in evidence.items()
-            if kind == "!" and count >= EVIDENCE and evidence[(name, "fi")] < count / 2}
-
-
-def ligature_character(font: str, char: str, told: set[str]) -> str:
-    """The ligature ``char`` stands for in ``font`` where its family is ``told``, else ``char``."""
-    return LIGATURE_CODES.get(char, char) if family(font) in told else char
+def put_back_ligatures(text: str, tables: dict[str, dict[int, str]], font_at: Callable[[int], str],
+                       unmapped_at: Callable[[int], bool]) -> str:
+    """``text`` with each character whose code a font of its name (``font_at``: the font name
+    at a text offset) names as a ligature in ``tables``, and that its own font could not map
+    (``unmapped_at``), replaced by that ligature's presentation form: one character for one,
+    so pdfium's offsets hold."""
+    codes = {chr(code) for table in tables.values() for code in table}
+    characters = None
+    for at, char in enumerate(text):
+        if char not in codes:
+            continue
+        ligature = tables.get(font_at(at), {}).get(ord(char))
+        if ligature is not None and unmapped_at(at):
+            characters = characters if characters is not None else list(text)
+            characters[at] = ligature
+    return "".join(characters) if characters is not None else text

@@ -31,6 +31,8 @@ _SUB_ITEM_HEAD_RE = re.compile(r"^(?P<num>(?:\d{1,2}|[a-z])[):])\s+(?P<title>[^\
 _APPENDIX_HEAD_RE = re.compile(
     r"^(?:appendix|appendices|supplementary|supplemental)\b", re.IGNORECASE
 )
+#: A list item's label in lower case ("a)", "(b)", "ii.", "iv)").
+_SUB_ITEM_LABEL_RE = re.compile(r"^\(?(?:[a-z]|[ivx]{1,4})[.)]\s")
 #: Blocks looked at past the one being classified, for an abstract's rest after small type.
 _LOOK_AHEAD = 6
 #: An appendix's run-in label ("Appendix. Examined material.", "Appendix A:"), in any type;
@@ -1077,14 +1079,16 @@ class Classifier:
         last_text = last.text.rstrip()
         open_sentence = not last_text.endswith(TERMINAL_PUNCT)
         runs_on = first.text[:1].islower() and open_sentence
+        moved = (last.page, last.band, last.col) != (first.page, first.band, first.col)
         if first.x0 - left >= 0.6 * size:
             # indented: a new paragraph, unless a list item's hanging indent goes on with its
-            # open sentence past a page or column break, as far in as the item's last line
+            # open sentence past a page or column break or a float, as far in as its last line
+            # (not a sub-item's label: "a) when ...", "ii. the ...")
             indent = last.x0 - self.pages[last.page].band_edge(last)[0]
-            return runs_on and abs(first.x0 - left - indent) < 0.6 * size
+            return (runs_on and (moved or self.interrupted) and abs(first.x0 - left - indent) < 0.6 * size
+                    and not _SUB_ITEM_LABEL_RE.match(first.text))
         if runs_on:
             return True
-        moved = (last.page, last.band, last.col) != (first.page, first.band, first.col)
         if not (moved or self.interrupted):
             return False
         last_page = self.pages[last.page]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from ...errors import EmptyDocumentError, EncryptedPDFError, InputError, MalformedInputError
-from .glyph_names import control_code_characters
+from .glyph_names import ascii_code_ligatures, control_code_characters, document_fonts
 from .model import Page
 
 
@@ -32,8 +31,7 @@ class PdfHandle:
         self.path = path
         self._pages: dict[int, pdfium.PdfPage] = {}
         self._control_characters: dict[str, dict[int, str]] | None = None
-        # (font family, "!" or "fi") -> count on the pages read so far (.ascii_ligatures)
-        self.ligature_evidence: Counter = Counter()
+        self._ascii_ligatures: dict[str, dict[int, str]] | None = None
 
     def control_characters(self) -> dict[str, dict[int, str]]:
         """Per font name, the characters its glyph names give control codes pdfium could not
@@ -41,6 +39,14 @@ class PdfHandle:
         if self._control_characters is None:
             self._control_characters = control_code_characters(self.path) if self.path else {}
         return self._control_characters
+
+    def ascii_ligatures(self, read: bool) -> dict[str, dict[int, str]]:
+        """Per font name, the printable ASCII codes some font of that name names as a ligature:
+        read once, on the first call with ``read`` (a page that sets punctuation between
+        letters); empty until then, and without a path."""
+        if self._ascii_ligatures is None and read:
+            self._ascii_ligatures = ascii_code_ligatures(document_fonts(self.path)) if self.path else {}
+        return self._ascii_ligatures or {}
 
     def page(self, index: int) -> pdfium.PdfPage:
         """The loaded page at ``index`` (loaded on first use)."""

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 import pypdfium2.raw as pdfium_c
 
 from .accents import SPACING_ACCENTS, place_accent, place_inner_accents, runs_on
-from .ascii_ligatures import LIGATURE_CODE_RE, family, ligature_character, ligature_evidence, told_families
+from .ascii_ligatures import AMID_LETTERS_RE, put_back_ligatures
 from .document import PdfHandle
 from .frame import Frame, page_turn
 from .glyph_names import CONTROL_RE
@@ -83,8 +83,9 @@ def read_page(pdf: PdfHandle, index: int) -> Page:
             if tables:
                 text = _replace_by_font(textpage.raw, text, CONTROL_RE, aligned,
                                         lambda font, ch, _: tables.get(font, {}).get(ord(ch), ch))
-        if LIGATURE_CODE_RE.search(text):
-            text = _ascii_ligatures(pdf, textpage.raw, text, aligned)
+        tables = pdf.ascii_ligatures(read=AMID_LETTERS_RE.search(text) is not None)
+        if tables:
+            text = _ascii_ligatures(textpage.raw, text, aligned, tables)
         if "\uf001" in text or "\uf002" in text:
             text = _join_pua_ligatures(textpage.raw, text, aligned, loose_box)
         if SYMBOL_PUA_RE.search(text):
@@ -149,21 +150,20 @@ def _replace_by_font(raw_tp, text: str, pattern: re.Pattern, aligned: bool,
     return "".join(characters)
 
 
-def _ascii_ligatures(pdf: PdfHandle, raw_tp, text: str, aligned: bool) -> str:
-    """``text`` with the f-ligatures put back that a font keeps at ASCII punctuation codes
-    (:mod:`.ascii_ligatures`), once the pages read so far tell its family."""
+def _ascii_ligatures(raw_tp, text: str, aligned: bool, tables: dict[str, dict[int, str]]) -> str:
+    """``text`` with the f-ligatures put back that fonts keep at printable ASCII codes
+    (:mod:`.ascii_ligatures`): ``tables`` gives per font name the ligature each code names."""
     fonts = FontReader(raw_tp)
 
-    def family_at(at: int) -> str:
+    def font_at(at: int) -> str:
         index = _char_index(raw_tp, at, aligned)
-        return family(fonts.font(index)[0]) if index >= 0 else ""
+        return fonts.font(index)[0] if index >= 0 else ""
 
-    ligature_evidence(text, family_at, pdf.ligature_evidence)
-    told = told_families(pdf.ligature_evidence)
-    if not told:
-        return text
-    return _replace_by_font(raw_tp, text, LIGATURE_CODE_RE, aligned,
-                            lambda font, ch, _: ligature_character(font, ch, told))
+    def unmapped_at(at: int) -> bool:
+        index = _char_index(raw_tp, at, aligned)
+        return index >= 0 and pdfium_c.FPDFText_HasUnicodeMapError(raw_tp, index) == 1
+
+    return put_back_ligatures(text, tables, font_at, unmapped_at)
 
 
 def _family_name(raw_tp, index: int) -> str:

@@ -59,6 +59,13 @@ def low_code_names(font: dict):
         return _BUILT_IN
     if not isinstance(encoding, dict):
         return {}
+    return _differences(encoding, range(0x20))
+
+
+def _differences(encoding: dict, codes: range) -> dict[int, str]:
+    """code -> glyph name of an encoding dictionary's ``/Differences``, for ``codes``."""
+    from pdfminer.pdftypes import resolve1
+
     names: dict[int, str] = {}
     code = None
     for item in resolve1(encoding.get("Differences")) or []:
@@ -66,10 +73,39 @@ def low_code_names(font: dict):
         if isinstance(item, int):
             code = item
         elif code is not None:
-            if code < 0x20:
+            if code in codes:
                 names[code] = _name(item)
             code += 1
     return names
+
+
+def ascii_code_ligatures(fonts: Iterable[dict]) -> dict[str, dict[int, str]]:
+    """Per font name, the printable ASCII codes that a font of that name names as a ligature
+    in its ``/Differences`` (``33 /f_i``: ACM's Libertine fonts), code -> presentation form.
+    Other fonts of the name may keep the characters themselves there: which font object a
+    character is drawn with decides (:mod:`.ascii_ligatures`). A code two fonts of the name
+    name as different ligatures is left out."""
+    from pdfminer.pdftypes import resolve1
+
+    tables: dict[str, dict[int, str]] = {}
+    clashes: set[tuple[str, int]] = set()
+    for font in fonts:
+        try:
+            encoding = resolve1(font.get("Encoding"))
+            if not isinstance(encoding, dict):
+                continue
+            name = font_name(font)
+            for code, glyph in _differences(encoding, range(0x21, 0x7F)).items():
+                ligature = glyph_character(glyph)
+                if ligature is None or not name:
+                    continue
+                if tables.setdefault(name, {}).setdefault(code, ligature) != ligature:
+                    clashes.add((name, code))
+        except Exception:  # noqa: BLE001 - one malformed font tells nothing
+            continue
+    for name, code in clashes:
+        tables[name].pop(code, None)
+    return {name: table for name, table in tables.items() if table}
 
 
 def font_name_or_empty(font: dict) -> str:
@@ -150,6 +186,18 @@ def control_code_characters(path: Path) -> dict[str, dict[int, str]]:
     ligatures (:func:`font_tables`); the fonts read before a parse error still count, and a
     file pdfminer cannot open gives an empty mapping."""
     records: list[tuple[str, object]] = []
+    for font in document_fonts(path):
+        try:
+            records.append(font_record(font))
+        except Exception:  # noqa: BLE001 - one malformed font: its name keeps nothing
+            records.append((font_name_or_empty(font), _BUILT_IN))
+    return font_tables(records)
+
+
+def document_fonts(path: Path) -> Iterator[dict]:
+    """The font dictionaries of a PDF's pages and their form XObjects, each once (pdfminer's
+    object parser, no content streams); those before a parse error, none where pdfminer cannot
+    open the file."""
     try:
         from pdfminer.pdfdocument import PDFDocument
         from pdfminer.pdfpage import PDFPage
@@ -158,11 +206,6 @@ def control_code_characters(path: Path) -> dict[str, dict[int, str]]:
         with open(path, "rb") as handle:
             seen: set = set()
             for page in PDFPage.create_pages(PDFDocument(PDFParser(handle))):
-                for font in _fonts(page.resources, seen):
-                    try:
-                        records.append(font_record(font))
-                    except Exception:  # noqa: BLE001 - one malformed font: its name keeps nothing
-                        records.append((font_name_or_empty(font), _BUILT_IN))
+                yield from _fonts(page.resources, seen)
     except Exception:  # noqa: BLE001 - a damaged object table: pdfium's reading stands as it is
-        pass
-    return font_tables(records)
+        return
