@@ -312,11 +312,9 @@ class _ScriptHosts:
         return True
 
     def absorb(self, host: Line, script: Line) -> None:
-        """Give ``script``'s words (and those it absorbed) to ``host``, growing its box now;
-        not leftward for a mark it opens with, so the next row's mark below it is not in its
-        reach (the box is its words' again at :meth:`finish`)."""
-        if script.x1 > host.x0:
-            host.x0 = min(host.x0, script.x0)
+        """Give ``script``'s words (and those it absorbed) to ``host``, growing its box now,
+        but not leftward: a mark it opens with would bring the next row's mark below it into
+        its reach (the box is its words' again at :meth:`finish`)."""
         host.x1 = max(host.x1, script.x1)
         host.y0, host.y1 = min(host.y0, script.y0), max(host.y1, script.y1)
         words = self.pending.setdefault(id(host), [])
