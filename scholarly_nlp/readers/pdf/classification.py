@@ -66,10 +66,10 @@ _FORMULA_SIGN_RE = re.compile(r"[=+<>^_\\|\u2211\u220f\u222b\u2264\u2265]")
 _FIRST_ENTRY_RE = re.compile(r"^\[1\]\s+[A-Z]")
 _NEXT_ENTRY_RE = re.compile(r"^\[(?:[2-9]|\d\d)\]\s+\S")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
-_KEYWORDS_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?|ccs concepts)\b", re.IGNORECASE)
+_KEYWORD_LABELS = r"(?:key\s?words?|index terms|subjects?|ccs concepts)"
+_KEYWORDS_RE = re.compile(rf"^{_KEYWORD_LABELS}\b", re.IGNORECASE)
 #: The same label alone or before its colon, even set as a head ("KEYWORDS"; not "Subjects and Methods").
-_KEYWORDS_LABEL_RE = re.compile(r"^(?:key\s?words?|index terms|subjects?|ccs concepts)\s*(?:[:.\u2014\u2013-]|$)",
-                                re.IGNORECASE)
+_KEYWORDS_LABEL_RE = re.compile(rf"^{_KEYWORD_LABELS}\s*(?:[:.\u2014\u2013-]|$)", re.IGNORECASE)
 #: A structured abstract's part label at a line's start ("Results: Eight patients ..."), which
 #: opens a paragraph even where the line before runs to the column's edge.
 _ABSTRACT_PART_RE = re.compile(

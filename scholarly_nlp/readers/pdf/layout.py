@@ -166,9 +166,13 @@ def _columns_end(lines: list[Line], split: float) -> Optional[float]:
 def _one_side_below(lines: list[Line], split: float, end: float) -> bool:
     """Whether every line below ``end`` keeps to one side of ``split``: one column running on
     below the other's end, not full-width matter (an appendix, a table) under the columns."""
-    below = [l for l in lines if l.y0 >= end]
-    sides = {l.x1 <= split + 2 for l in below if l.x1 <= split + 2 or l.x0 >= split - 2}
-    return bool(below) and len(sides) == 1 and all(l.x1 <= split + 2 or l.x0 >= split - 2 for l in below)
+    sides = {_side(l, split) for l in lines if l.y0 >= end}
+    return sides == {"L"} or sides == {"R"}
+
+
+def _side(line: Line, split: float) -> str:
+    """"L" or "R" for a line keeping to that side of ``split`` (2 pt of slack), "" across it."""
+    return "L" if line.x1 <= split + 2 else "R" if line.x0 >= split - 2 else ""
 
 
 def _columns_start(lines: list[Line], split: float) -> Optional[float]:
@@ -190,7 +194,7 @@ def _columns_at_foot(lines: list[Line], split: float) -> Optional[float]:
     left_width, right_width = split - page_left, page_right - split
     run: list[Line] = []
     for line in lines:
-        if not (line.x1 <= split + 2 or line.x0 >= split - 2):
+        if not _side(line, split):
             break
         run.append(line)
     if len(run) == len(lines):
@@ -199,8 +203,8 @@ def _columns_at_foot(lines: list[Line], split: float) -> Optional[float]:
     def prose(line: Line, width: float) -> bool:
         return len(line.text) >= 20 and line.x1 - line.x0 >= 0.5 * width
 
-    left = sum(1 for l in run if l.x1 <= split + 2 and prose(l, left_width))
-    right = sum(1 for l in run if l.x0 >= split - 2 and prose(l, right_width))
+    left = sum(1 for l in run if _side(l, split) == "L" and prose(l, left_width))
+    right = sum(1 for l in run if _side(l, split) == "R" and prose(l, right_width))
     if min(left, right) < 3:
         return None
     return min(l.y0 for l in run)
