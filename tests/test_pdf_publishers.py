@@ -305,14 +305,15 @@ def test_a_page_whose_top_hides_its_gutter_keeps_its_columns_below():
 def test_a_footnote_mark_set_apart_left_of_its_note_opens_it():
     """C08-1098's notes 5 to 7 have their raised number as a fragment left of the note's
     first line: the note opens with it and is a footnote. A formula's scripts between its
-    pieces stay where they are (J04-2003's 'Pr(f J 1, a J 1|e 1)')."""
+    pieces stay in its row (J04-2003's formula (1), 'Pr(f J 1, a J 1|e I 1)')."""
     tagger = read_pair(ACL_PDFS / "C08-1098.pdf")
     notes = {b.label: b.text for b in tagger.blocks_of("footnote")}
     assert notes["5"].startswith("p(word|tag) is equal to p(tag|word)p(word)/p(tag)")
     assert notes["6"].startswith("In earlier experiments, we had used a much larger number of word classes.")
     assert notes["7"].startswith("It was planned to include also the Stanford tagger")
     alignment = read_pair(ACL_PDFS / "J04-2003.pdf")
-    assert any("Pr(f J 1|e 1)= Pr(f J 1, a J 1|e 1)" in b.text for b in alignment.blocks_of("paragraph"))
+    formulas = {b.label: b.text for b in alignment.blocks_of("formula")}
+    assert formulas["1"].startswith("Pr(f J 1|e I 1)= Pr(f J 1, a J 1|e I 1)")
 
 
 @pytest.mark.needs_data("pdf-pairs")

@@ -16,14 +16,15 @@ each; :func:`~scholarly_nlp.readers.pdf.reader.read_pdf` runs them in this order
 - ``captions`` and ``floats``: each caption gets the figure region next to it (``graphics``):
   the graphics and the non-body text between the caption and the nearest body text; that
   region is left out of the paragraphs;
-- ``title`` and ``classification``: blocks become the title, the abstract, headings and
-  paragraphs (split on indentation, continued across columns and pages), or are dropped
-  (front matter, footnotes, formulas); the reference list's blocks are set aside;
+- ``title`` and ``classification``: blocks become the title, the abstract, headings,
+  paragraphs (split on indentation, continued across columns and pages), footnotes and
+  display formulas (``formulas``: math blocks with their printed number, or with a relation),
+  or are dropped (front matter); the reference list's blocks are set aside;
 - ``bibliography``: the reference list is cut into entries (printed numbers, hanging or
   first-line indents, gaps) and ``reference_parser`` reads each one's authors, year, title,
   venue and DOI;
 - ``assembly``: units become the Paper's blocks (``dehyphenation``), paragraphs get their
-  inline references (``figure_mentions``; ``citations`` finds the citation markers and links
+  inline references (``figure_mentions``: figures, tables and formulas; ``citations`` finds the citation markers and links
   them to the entries by number, or by first author and year);
 - ``front_matter``: the authors under the title, with their affiliations and e-mail addresses;
 - ``images``: on request, each figure's region is rendered to a PNG.

@@ -15,7 +15,7 @@ from ...paper import BibEntry, Block, FigureInfo, InlineRef, Paper, Section
 from .bibliography import numbered_labels, read_bibliography
 from .citations import CitationLinker, Marker
 from .dehyphenation import Dehyphenator
-from .figure_mentions import figure_refs
+from .figure_mentions import bare_formula_refs, figure_refs, formula_refs
 from .model import SUPERSCRIPT_TRAIL, Caption, Page, Unit, VBlock
 from .patterns import FOOTNOTE_MARK
 from .reference_parser import ParsedReference
@@ -44,12 +44,18 @@ def assemble_paper(
     paragraphs = [(t, r) for t, r, u in zip(texts, raised, units) if u.kind == "paragraph"]
     linker = CitationLinker(entries, numbered_labels(entries), paragraphs)
     footnotes = _footnote_blocks(units, texts)
+    formula_ids = {i: f"formula_{k}" for k, i in enumerate(i for i, u in enumerate(units) if u.kind == "formula")}
+    for index, formula_id in formula_ids.items():
+        if units[index].label:  # the first formula printing a number is the one it names
+            targets.setdefault(("formula", units[index].label.lower()), formula_id)
     # a footnote is printed on the page that marks it: (mark, page) -> footnote id
     notes: dict[tuple[str, int], str] = {}
     for index, note in footnotes.items():
         notes.setdefault((note.label, units[index].lines[0].page), note.id)
     text_blocks = [footnotes[i] if i in footnotes else _unit_block(u, t, r, targets, linker, notes)
                    for i, (u, t, r) in enumerate(zip(units, texts, raised))]
+    for index, formula_id in formula_ids.items():
+        text_blocks[index].id, text_blocks[index].label = formula_id, units[index].label
     caption_blocks = [
         Block("caption", _clean_text(dehyphenator.join(c.block.lines)), figure_id=f.id)
         for c, f in zip(captions, paper.figures)
@@ -141,7 +147,7 @@ def _unit_block(unit: Unit, text: str, raised: list[tuple[int, int]], targets: d
     points to it)."""
     block = Block(unit.kind, text, section=unit.section)
     if unit.kind == "paragraph":
-        figure_markers = [Marker(r.start, r.end, [r]) for r in figure_refs(text, targets)]
+        figure_markers = [Marker(r.start, r.end, [r]) for r in figure_refs(text, targets) + formula_refs(text, targets)]
         pages = sorted({line.page for line in unit.lines})
         note_markers = []
         for s, e in raised:
@@ -151,6 +157,9 @@ def _unit_block(unit: Unit, text: str, raised: list[tuple[int, int]], targets: d
         # citations first: where both read a raised number, it is a citation
         markers = _without_overlaps(figure_markers + linker.markers(text, raised))
         markers = _without_overlaps(markers + [m for m in note_markers
+                                               if not any(k.start < m.end and m.start < k.end for k in markers)])
+        formula_markers = [Marker(r.start, r.end, [r]) for r in bare_formula_refs(text, targets)]
+        markers = _without_overlaps(markers + [m for m in formula_markers
                                                if not any(k.start < m.end and m.start < k.end for k in markers)])
         block.refs = [ref for marker in markers for ref in marker.refs]
     return block

@@ -17,7 +17,7 @@ from typing import Optional
 from ...paper import Section
 from .blocks import caption_match
 from .citations import cited_works
-from .formulas import is_math
+from .formulas import DisplayFormulas, is_math
 from .model import Line, Page, Stats, Unit, VBlock, same_row
 from .patterns import ABSTRACT_RE, CONTENTS_ENTRY_RE, FOOTNOTE_MARK, NUMBERED_HEAD_RE, TERMINAL_PUNCT
 from .typography import font_base_name, is_body_like
@@ -271,6 +271,7 @@ class Classifier:
         self.ahead: list[VBlock] = []  # the few blocks after it, ``upcoming`` first
         # an abstract printed without a label, above where running text starts (REVTeX)
         self.unlabelled_abstract = None if label is not None else self._prose_above_text()
+        self.formulas = DisplayFormulas(pages)
 
     def _text_top(self) -> Optional[float]:
         """Where page one's running text starts: its first section heading or block of body
@@ -587,6 +588,11 @@ class Classifier:
             self.reference_blocks = []
             self._refs(VBlock(block.lines[start:], block.page))
             return
+        # a formula ("PSL =") before heads; one in small type is no footnote, but a plot's
+        # "n = 20" is no formula either: that needs a printed number
+        small = block.size < 0.88 * self.stats.body_size
+        if not (small and _FOOTNOTE_MARK_RE.match(block.text)) and self._formula(block, numbered_only=small):
+            return
         head = self._heading(block)
         if head is not None:
             number, title = head
@@ -601,15 +607,23 @@ class Classifier:
         if lone is not None:
             self._add_section(*lone, block, run_in=True)
             return
-        if self._author_note(block) or (
-            block.size < 0.88 * self.stats.body_size and not self._small_type_section(block)
-        ):
+        if self._author_note(block) or (small and not self._small_type_section(block)):
             self.interrupted = True  # footnotes, affiliations, stray figure text
             # kept aside, so that a paragraph running on past them is still continued
             self.footnotes.extend(Unit("footnote", lines, self._current_section()) for lines in self._footnotes(block))
             return
-        if len(block.lines) <= 8 and all(is_math(line.text) for line in block.lines):
-            return  # a display formula: not prose; the sentence around it continues
+        if self.formulas.is_math_block(block):
+            return  # math that is no formula (scripts, a table's numbers): the sentence around it continues
+        parts = self.formulas.split_out(block)
+        if parts is not None:
+            before, formula, after = parts
+            if before:
+                self._body(VBlock(before, block.page))
+            if not self._formula(VBlock(formula, block.page)):
+                self._body(VBlock(formula, block.page))
+            if after:
+                self._body(VBlock(after, block.page))
+            return
         run_in = self._run_in_heading(block)
         if run_in is not None:
             number, title, rest = run_in
@@ -641,6 +655,14 @@ class Classifier:
             self.small_body_size = None  # the body is back in its own size
 
     # -- pieces
+
+    def _formula(self, block: VBlock, numbered_only: bool = False) -> bool:
+        """Whether ``block`` is (part of) a display formula, added to the units if so; the
+        text under it opens a new paragraph, as GROBID's TEI has it."""
+        if not self.formulas.take(block, self.units, self._current_section(), numbered_only):
+            return False
+        self.interrupted = False
+        return True
 
     def _author_note(self, block: VBlock) -> bool:
         """Whether a block low on the paper's first page, opening with a footnote mark and set

@@ -1,5 +1,6 @@
-"""Inline references, figure and table mentions: "Fig. 3", "Tables 2 and 4", "Figure 3a",
-each resolved to its caption's figure id when the paper has that label.
+"""Inline references, figure, table and formula mentions: "Fig. 3", "Tables 2 and 4",
+"Figure 3a", "Eq. (2)", "Equations 3 and 4", each resolved to its caption's figure id or its
+display formula's id when the paper has that label.
 
 Consumes a paragraph's text and the (kind, label) -> id map; produces :class:`InlineRef` s.
 """
@@ -38,6 +39,54 @@ def figure_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRe
             )
             pos = more.end()
     return refs
+
+
+_FORMULA_LABEL = r"(?:[A-Z]\.?)?\d{1,3}(?:\.\d{1,3})?[a-z]?"
+#: "Eq. (3)", "Eqs. 2", "Eqn. 4", "Equation (A.1)": the label with or without its brackets.
+_FORMULA_MENTION_RE = re.compile(
+    rf"\b(?:Eqn?s?\.?|Equations?)\s*(?:\((?P<bracketed>{_FORMULA_LABEL})\)|(?P<bare>{_FORMULA_LABEL})\b)",
+    re.IGNORECASE)
+_FORMULA_CONTINUATION_RE = re.compile(
+    rf"\s*(?:,\s*(?:and|or)?|and|&|or|to|\u2013|-)\s*(?:\((?P<bracketed>{_FORMULA_LABEL})\)|(?P<bare>{_FORMULA_LABEL})\b)")
+
+
+def formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRef]:
+    """Formula mentions, one per label ("Eqs. (2) and (3)" gives two): the first spans its
+    word and label, the others their label (brackets included)."""
+    refs = []
+    for mention in _FORMULA_MENTION_RE.finditer(text):
+        refs.append(InlineRef(mention.start(), mention.end(), "formula", _formula_target(targets, mention)))
+        more = _FORMULA_CONTINUATION_RE.match(text, mention.end())
+        while more is not None:
+            start = more.start("bracketed") - 1 if more.group("bracketed") else more.start("bare")
+            refs.append(InlineRef(start, more.end(), "formula", _formula_target(targets, more)))
+            more = _FORMULA_CONTINUATION_RE.match(text, more.end())
+    return refs
+
+
+#: A formula's number alone, after a word that points at it ("substituting (5) into (16)").
+_BARE_FORMULA_MENTION_RE = re.compile(
+    rf"\b(?:in|into|from|of|by|using|to|with|via|substituting|combining|see)\s+\((?P<bracketed>{_FORMULA_LABEL})\)"
+    rf"(?P<bare>)")
+
+
+def bare_formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRef]:
+    """A formula's number in brackets after a word that points at it ("into (16)") and the
+    numbers listed after it ("substituting (13), (14), and (15)"), where the paper has a
+    formula of that number; the bracketed number is the mention. A citation
+    printed so is the citation linker's, which is asked first."""
+    refs = []
+    for mention in _BARE_FORMULA_MENTION_RE.finditer(text):
+        while mention is not None and _formula_target(targets, mention) is not None:
+            refs.append(InlineRef(mention.start("bracketed") - 1, mention.end("bracketed") + 1, "formula",
+                                  _formula_target(targets, mention)))
+            mention = _FORMULA_CONTINUATION_RE.match(text, mention.end())
+    return refs
+
+
+def _formula_target(targets: dict[tuple[str, str], str], match: re.Match) -> Optional[str]:
+    label = match.group("bracketed") or match.group("bare")
+    return targets.get(("formula", label.lower()))
 
 
 _SUBPANEL = re.compile(r"(?:[a-z]\b|\([a-z]\))")

@@ -1,8 +1,18 @@
-"""Display formulas for the classification pass: whether a line reads as math, not prose."""
+"""Display formulas for the classification pass: whether a line reads as math, not prose,
+and which blocks of the body are display formulas (with the number printed at their right).
+
+A display formula is a block of math lines that either prints its number flush with the
+column's right edge ("(3)") or holds a relation or a big operator (a table's rows of numbers
+read as math too, and stay out). Pieces of one formula set as blocks of their own (the scripts
+above and below its row, the rows of a case analysis) join it, unless both are numbered.
+"""
 
 from __future__ import annotations
 
 import re
+from typing import Optional
+
+from .model import Line, Page, Unit, VBlock
 
 
 _PROSE_WORD_RE = re.compile(r"[(\[\"'\u201c]?[A-Za-z][a-z]{2,}[)\],.;:\"'\u201d]*")
@@ -44,3 +54,226 @@ def is_math(text: str) -> bool:
     if wordy < 0.25 * len(tokens):
         return True
     return wordy < 0.6 * len(tokens) and _MATH_SYMBOL_RE.search(text) is not None
+
+
+#: A display formula's printed number: "(3)", "(12b)", "(2.4)", "(A.1)".
+FORMULA_LABEL_RE = re.compile(r"\(\s*((?:[A-Z]\.?)?[1-9]\d{0,2}(?:\.\d{1,3})?[a-z]?)\s*\)")
+#: A number in brackets: beside a label, a table's row ("(0.760) (0.762)", "(1) (2) (3)").
+_BRACKETED_NUMBER_RE = re.compile(r"\(\s*\d+(?:\.\d+)?\s*\)")
+#: Relations and big operators: an unnumbered block of math is a display formula only with one.
+_RELATION_RE = re.compile(r"[=<>\u2248\u2261\u221d\u2208\u2264\u2265\u2211\u220f\u222b]|:=")
+#: A formula's mention ending a line: the number after it is no label.
+_NAMES_A_FORMULA_RE = re.compile(r"\b(?:eqs?|eqns?|equations?)\.?$", re.IGNORECASE)
+#: Prose that explains a formula ("where D = Particle density ..."): no part of it.
+_EXPLAINS_RE = re.compile(r"^(?:where|with|here|for|and|in which)\b", re.IGNORECASE)
+#: An algorithm's numbered step ("1. If l is not specified, let l = m.").
+_STEP_RE = re.compile(r"^\d{1,2}[.:)]\s+[^\W\d_]{2,}")
+#: Most rows a display formula's block may have (more is a table or an algorithm).
+_MAX_ROWS = 8
+
+
+def printed_number(lines: list[Line], right: float) -> Optional[tuple[Line, str]]:
+    """The piece ending in a formula's number and the number: its last word a label, the
+    rightmost on its row, either ending at the column's right edge (within 1.5 sizes) half a
+    size or more right of the rest of its row, or two sizes or more right of the formula
+    beside it (a Word document's number set after its formula). A label at the left ("(1)
+    a. Noun is a part of speech.") numbers a linguistic example."""
+    for line in lines:
+        word = line.words[-1]
+        match = FORMULA_LABEL_RE.fullmatch(word.text)
+        rest = " ".join(w.text for w in line.words[:-1])
+        if (match is None or (rest and not is_math(rest)) or _NAMES_A_FORMULA_RE.search(rest)
+                or _BRACKETED_NUMBER_RE.search(rest)):
+            continue  # prose numbering its items ("dictionary, (2)"), a mention ("in Equation (8)"), a table
+        mates = [other for other in lines if other is not line and _same_row(other, line)]
+        if any(other.x0 > word.x0 for other in mates):
+            continue
+        size = max(line.size, 1.0)
+        before = [w.x1 for w in line.words[:-1]] + [other.x1 for other in mates if other.x1 <= word.x0 + 0.5]
+        gap = word.x0 - max(before) if before else float("inf")
+        if (word.x1 >= right - 1.5 * size and gap >= 0.5 * size) or (before and gap >= 2 * size):
+            return line, match.group(1)
+    return None
+
+
+def _same_row(a: Line, b: Line) -> bool:
+    """Whether two pieces overlap vertically by half the smaller one's height."""
+    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return overlap >= 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
+
+
+def _unnumbered_formula(text: str) -> bool:
+    """Whether math with no number reads as a display formula: a relation or a big operator,
+    a letter (a table's "<4 90.7 55.3" has none), no algorithm step's number."""
+    return bool(_RELATION_RE.search(text) and re.search(r"[^\W\d_]", text) and not _STEP_RE.match(text))
+
+
+def in_rows(lines: list[Line]) -> list[Line]:
+    """A formula's pieces in reading order: by rows (a script joins the row its middle is in),
+    left to right within a row."""
+    rows: list[list[Line]] = []
+    for line in sorted(lines, key=lambda l: (l.y0 + l.y1) / 2):
+        middle = (line.y0 + line.y1) / 2
+        if rows and min(l.y0 for l in rows[-1]) <= middle <= max(l.y1 for l in rows[-1]):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [line for row in rows for line in sorted(row, key=lambda l: l.x0)]
+
+
+def _rows(lines: list[Line]) -> list[list[Line]]:
+    """Consecutive pieces grouped by row (a piece joins the row it overlaps, see _same_row)."""
+    rows: list[list[Line]] = []
+    for line in lines:
+        if rows and any(_same_row(line, other) for other in rows[-1]):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return rows
+
+
+def _lone_number(block: VBlock) -> str:
+    """The number of a block that prints only a formula's number ("(3)"), or ""."""
+    match = FORMULA_LABEL_RE.fullmatch(block.text.strip())
+    return match.group(1) if match else ""
+
+
+def _label_of(lines: list[Line], right: float) -> str:
+    """The number printed among a formula's pieces (set beside it as a block of its own), or ""."""
+    number = printed_number(lines, right)
+    return number[1] if number is not None else ""
+
+
+def _numbered_groups(lines: list[Line], right: float) -> list[tuple[list[Line], str]]:
+    """A block's rows cut after each numbered row: (rows, number) per formula; rows under the
+    last number stay with it."""
+    groups: list[tuple[list[Line], str]] = []
+    rows: list[Line] = []
+    for row in _rows(lines):
+        rows.extend(row)
+        number = printed_number(row, right)
+        if number is not None:
+            groups.append((rows, number[1]))
+            rows = []
+    if rows and groups:
+        groups[-1][0].extend(rows)
+    return groups
+
+
+def _math_row(row: list[Line]) -> bool:
+    """Whether a row's pieces all read as math and it explains nothing ("where ...")."""
+    return all(is_math(line.text) for line in row) and not _EXPLAINS_RE.match(row[0].text)
+
+
+def _row_count(lines: list[Line]) -> int:
+    """How many baselines the pieces have (to the point)."""
+    return len({round(line.base) for line in lines})
+
+
+class DisplayFormulas:
+    """Finds the body's display formulas, block by block, for the classification pass.
+
+    ``take`` is asked about each body block that is no heading; a block of math that is no
+    formula on its own (a row of scripts) is held as ``loose`` and opens the formula set right
+    under it."""
+
+    def __init__(self, pages: list[Page]) -> None:
+        self.pages = pages
+        self.loose: Optional[VBlock] = None
+
+    def is_math_block(self, block: VBlock) -> bool:
+        """Whether every piece of a block of at most 8 pieces reads as math (not prose) and
+        it explains no formula ("where D = Particle density (g/cm3)")."""
+        return (len(block.lines) <= _MAX_ROWS and all(is_math(line.text) for line in block.lines)
+                and not _EXPLAINS_RE.match(block.text))
+
+    def take(self, block: VBlock, units: list[Unit], section: Optional[int], numbered_only: bool = False) -> bool:
+        """Whether ``block`` is (part of) a display formula; if so it is added to ``units``:
+        to the formula right above it (same page and column, under 1.5 sizes between, not both
+        numbered), else as a new formula unit (``label`` its printed number, "" for none).
+        With ``numbered_only`` (a block in small type: a plot's "n = 20" is none) an
+        unnumbered block is one only as part of the formula above it."""
+        right = self.pages[block.page].band_edge(block.lines[0])[1]
+        lone = _lone_number(block)
+        if lone and self._joins(units, block, ""):
+            if units[-1].label:  # the next formula's number, set apart from it ("(3)" over "Is =")
+                units.append(Unit("formula", block.lines, section, label=lone))
+            else:
+                units[-1].lines = in_rows(units[-1].lines + block.lines)
+                units[-1].label = lone
+            self.loose = None
+            return True
+        number = printed_number(block.lines, right)
+        math = self.is_math_block(block)
+        if not (math or (number is not None and self._mostly_math(block, number[0]))):
+            return False
+        unnumbered_start = number is None and (numbered_only or not _unnumbered_formula(block.text))
+        if unnumbered_start and not self._joins(units, block, ""):
+            if math:
+                self.loose = block
+            return False
+        groups = _numbered_groups(block.lines, right) if number is not None else []
+        if len(groups) > 1:  # formulas set one under the other, each numbered ("ECs = (2)" over "Is = (3)")
+            block = VBlock(groups[0][0], block.page)
+        label = groups[0][1] if groups else (number[1] if number is not None else "")
+        if self._joins(units, block, label):
+            formula = units[-1]
+            formula.lines = in_rows(formula.lines + block.lines)
+            formula.label = formula.label or label or _label_of(formula.lines, right)
+        else:
+            lines = block.lines
+            if self.loose is not None and _adjacent(self.loose, block):
+                lines = self.loose.lines + lines
+                label = label or _lone_number(self.loose) or _label_of(lines, right)
+            units.append(Unit("formula", in_rows(lines), section, label=label))
+        units.extend(Unit("formula", in_rows(rows), section, label=number) for rows, number in groups[1:])
+        self.loose = None
+        return True
+
+    def split_out(self, block: VBlock) -> Optional[tuple[list[Line], list[Line], list[Line]]]:
+        """A numbered formula set in a block of prose, without the space around it that would
+        make it a block of its own: the lines before it, its rows (the numbered row and the
+        rows of math next to it) and the lines after it; None when the block holds none."""
+        rows = _rows(block.lines)
+        right = self.pages[block.page].band_edge(block.lines[0])[1]
+        for index, row in enumerate(rows):
+            number = printed_number(row, right)
+            if number is None or not all(is_math(line.text) for line in row if line is not number[0]):
+                continue
+            first = last = index
+            while first > 0 and _math_row(rows[first - 1]):
+                first -= 1
+            while last + 1 < len(rows) and _math_row(rows[last + 1]):
+                last += 1
+            if first == 0 and last == len(rows) - 1:
+                return None
+            return ([l for r in rows[:first] for l in r], [l for r in rows[first:last + 1] for l in r],
+                    [l for r in rows[last + 1:] for l in r])
+        return None
+
+    @staticmethod
+    def _mostly_math(block: VBlock, numbered: Line) -> bool:
+        """Whether a numbered block of at most 8 rows is math with a few words ("if t occurs
+        in name(s)", "otherwise"): half its pieces read as math, and none that does not is
+        40 characters long (a line of prose)."""
+        if _row_count(block.lines) > _MAX_ROWS:
+            return False
+        others = [line for line in block.lines if line is not numbered]
+        math = sum(1 for line in others if is_math(line.text))
+        return 2 * math >= len(others) and all(
+            is_math(line.text) or len(line.text) < 40 for line in others)
+
+    def _joins(self, units: list[Unit], block: VBlock, label: str) -> bool:
+        """Whether ``block`` goes on with the formula unit right above it."""
+        if not units or units[-1].kind != "formula" or (label and units[-1].label):
+            return False
+        return _adjacent(VBlock(units[-1].lines, units[-1].lines[-1].page), block)
+
+
+def _adjacent(above: VBlock, below: VBlock) -> bool:
+    """Whether ``below`` starts within 1.5 sizes under ``above`` (or beside it), on the same
+    page and in the same column."""
+    if above.page != below.page or above.lines[-1].col != below.lines[0].col:
+        return False
+    size = max(below.size, above.size, 1.0)
+    return below.bbox[1] - above.bbox[3] <= 1.5 * size

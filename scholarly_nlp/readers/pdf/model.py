@@ -197,6 +197,7 @@ class Unit:
     kind: str
     lines: list[Line]
     section: Optional[int] = None
+    label: str = ""  # a display formula's printed number
 
 
 def same_row(prev: Line, line: Line) -> bool:

@@ -1,0 +1,145 @@
+"""Display formulas of the built-in PDF reader: math blocks become formula blocks with their
+printed number, the prose around them stays paragraphs, and "Eq. (3)", "Equations (2) and
+(5)" or "substituting (5) into (8)" link to them, on real papers of ``../shared/data``."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import spacy
+
+from conftest import data_path, need
+from synthetic_lines import line
+import scholarly_nlp
+from scholarly_nlp.readers import read_pdf
+from scholarly_nlp.readers.pdf.figure_mentions import bare_formula_refs, formula_refs
+from scholarly_nlp.readers.pdf.formulas import printed_number
+
+PAIRS = data_path("pdf-pairs")
+ACL_PDFS = data_path("pdfs", "acl")
+
+
+def read(path):
+    """The reader's Paper of one PDF (skipped where the file is missing), warnings silenced."""
+    need(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return read_pdf(path)
+
+
+def formulas(paper) -> dict[str, str]:
+    """Printed number -> text of the paper's numbered formulas."""
+    return {b.label: b.text for b in paper.blocks_of("formula") if b.label}
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_numbered_formulas_are_blocks_of_their_own_and_the_text_under_them_a_paragraph():
+    """P05-1045 numbers its seven formulas at the column's right edge; each is a formula
+    block in its section (with its scripts in its row), and the "where ..." under it opens
+    a paragraph, as in GROBID's TEI. "Equation 1" and "the distribution in (1)" link to (1)."""
+    paper = read(ACL_PDFS / "P05-1045.pdf")
+    numbered = formulas(paper)
+    assert sorted(numbered, key=int) == [str(n) for n in range(1, 8)]
+    assert numbered["1"].startswith("PG(s (t) |s (t−1)) = PM(s (t) i |s (t−1) −i , o).")
+    assert numbered["7"].startswith("PF (si |s−i , o) ∝ PM(si |s−i , o)PL(si |s−i , o).")
+    blocks = [b for b in paper.blocks if b.kind != "caption"]
+    first = next(i for i, b in enumerate(blocks) if b.kind == "formula")
+    assert blocks[first - 1].text.endswith("the distribution over these possible transitions is just")
+    assert blocks[first + 1].kind == "paragraph" and blocks[first + 1].text.startswith("where s−i is all states")
+    assert blocks[first].section == blocks[first - 1].section is not None
+    refs = [(b.text[r.start:r.end], r.target) for b in paper.blocks_of("paragraph") for r in b.refs
+            if r.kind == "formula"]
+    assert refs and all(target == blocks[first].id == "formula_0" for _, target in refs)
+    assert ("(1)", "formula_0") in refs and ("Equation 1", "formula_0") in refs
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_formula_set_inside_a_block_of_prose_is_cut_out_of_it():
+    """PeerJ sets "D = m/v (1)" between two lines of prose with no space around it: the
+    formula is cut out, the sentences before it and its "where, D = Particle density ..."
+    stay paragraphs, and every "Eq. (n)" finds its formula."""
+    paper = read(PAIRS / "tannonk_10.7717_peerj.5504.pdf")
+    assert formulas(paper) == {"1": "D = m/v (1)", "2": "IRI = 100×N/n (2)", "3": "RW = Wnp/WN (3)",
+                               "4": "GCV = 0.3536FC +0.1559VM −0.0078A (4)"}
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    assert any(t.endswith("All values were the average of 50 samples of each species.") for t in paragraphs)
+    assert any(t.startswith("where, D = Particle density (g/cm3") for t in paragraphs)
+    assert any(t.startswith("Where, GCV = Gross calorific value (KJ/kg)") for t in paragraphs)
+    ids = {b.label: b.id for b in paper.blocks_of("formula")}
+    mentions = {b.text[r.start:r.end]: r.target for b in paper.blocks_of("paragraph") for r in b.refs
+                if r.kind == "formula"}
+    assert mentions == {f"Eq. ({n})": ids[str(n)] for n in range(1, 5)}
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_formulas_numbered_one_under_the_other_are_two_and_a_number_set_apart_counts():
+    """mauricio_NIBM's formulas are images beside their text: "ECs =" and "Is =" with their
+    numbers set apart ("(3)" a block of its own) are formulas 2 and 3; "PSL =" gets the "(1)"
+    printed above it."""
+    paper = read(PAIRS / "mauricio_NIBM.pdf")
+    numbered = formulas(paper)
+    assert numbered["1"] == "(1) PSL ="
+    assert numbered["2"] == "ECs = (2)" and numbered["3"] == "Is = (3)"
+
+
+@pytest.mark.needs_data("pdfs/acl", "pdf-pairs")
+@pytest.mark.parametrize("path, words", [
+    # prose that numbers its items at a line's end: "(1) EDR bilingual dictionary (EDR, 1990), (2)"
+    (ACL_PDFS / "D12-1003.pdf", "EDR bilingual dictionary (EDR, 1990), (2)"),
+    (ACL_PDFS / "C10-2164.pdf", "of candidates cannot be considered. (3)"),
+    # a mention at a line's end: "... in Equation (8)"
+    (ACL_PDFS / "P06-1089.pdf", "in Equation (8)"),
+])
+def test_prose_ending_in_a_bracketed_number_stays_prose(path, words):
+    paper = read(path)
+    assert any(words in b.text for b in paper.blocks_of("paragraph"))
+    assert not any(words in b.text for b in paper.blocks_of("formula"))
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_regression_tables_standard_errors_number_no_formula():
+    """srgarcia_P2009_1194's regression table, not found as a float, prints "(0.762)" at the
+    column's edge: no formula is numbered so."""
+    paper = read(PAIRS / "srgarcia_P2009_1194.pdf")
+    assert not [b.label for b in paper.blocks_of("formula") if b.label]
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_pdf_formulas_reach_the_doc_with_their_mentions():
+    """The document model's formulas of a PDF paper: P06-1089's numbered formulas, each a
+    span of doc.text, and "in (2)" a mention of formula (2)."""
+    paper = read(ACL_PDFS / "P06-1089.pdf")
+    doc = scholarly_nlp.paper_to_doc(paper, spacy.blank("en"))
+    by_label = {f.label: f for f in doc._.formulas}
+    assert len(by_label) >= 20 and by_label["1"].span.text.startswith("1 P(s)= exp{−βE(s)}")
+    assert any(m.text == "(2)" for m in by_label["2"].mentions)
+
+
+def test_a_number_counts_at_the_columns_right_edge_or_set_apart_right_of_its_formula():
+    """Synthetic rows against a column whose right edge is at 300 pt."""
+    formula, number = line("y = f (L, K)", 100.0, 100.0), line("(3)", 285.0, 100.0)
+    assert printed_number([formula, number], 300.0) == (number, "3")
+    # a Word document sets the number after its formula, well inside the column
+    beside = line("(3)", 200.0, 100.0)
+    assert printed_number([formula, beside], 300.0) == (beside, "3")
+    # a linguistic example's number at the left, then the example
+    example = [line("(1)", 54.0, 100.0), line("a. Noun is a part of speech.", 83.0, 100.0)]
+    assert printed_number(example, 300.0) is None
+    # a mention, and a table row of standard errors, ending at the edge
+    assert printed_number([line("eter Λ = {λ1,1} in Equation (8)", 150.0, 100.0)], 300.0) is None
+    assert printed_number([line("(0.760) (0.762)", 235.0, 100.0)], 300.0) is None
+
+
+def test_formula_mentions_are_read_with_their_lists_and_bare_numbers_only_after_a_pointing_word():
+    """Sentences from J13-2001, W02-1020 and maxtwer_paper5."""
+    targets = {("formula", str(n)): f"formula_{n - 1}" for n in range(1, 17)}
+    listed = "Having integrated all related probabilities (Equations (6), (7), and (8)) together"
+    assert [(listed[r.start:r.end], r.target) for r in formula_refs(listed, targets)] == [
+        ("Equations (6)", "formula_5"), ("(7)", "formula_6"), ("(8)", "formula_7")]
+    text = "Finally, substituting (13), (14), and (15) into (16) yields the desired result, see [16]."
+    assert [(text[r.start:r.end], r.target) for r in bare_formula_refs(text, targets)] == [
+        ("(13)", "formula_12"), ("(14)", "formula_13"), ("(15)", "formula_14"), ("(16)", "formula_15")]
+    # a list's items and a number no formula prints are no mentions
+    assert bare_formula_refs("three steps: (1) evaluation and validity, (2) search", targets) == []
+    assert bare_formula_refs("as defined in (42)", targets) == []
