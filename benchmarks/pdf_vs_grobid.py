@@ -15,6 +15,10 @@ publishers) and ``tei/with-pdf/`` (3 papers) it measures:
   the last word of one of the reader's author names, and the reader's authors found so;
 * **bibliography recall**: GROBID entries (with a title) whose title has token F1 >= .8
   with the title of one of the reader's entries;
+* **formula numbers**: recall of the numbers GROBID read for its display formulas (``formula/label``)
+  among the numbers of the reader's formulas, and precision of the reader's numbers among
+  GROBID's; **formula mentions linked**: "Eq. (3)" references with a formula target, the
+  reader's and GROBID's (``ref[@type="formula"]``);
 * **markers linked**: citation markers (``bibr`` refs) with a bibliography target, the
   reader's count and GROBID's, and the ratio of the two (the target is at least .8);
 * **speed**: pages per second of ``read_pdf`` and of bare pypdfium2 text extraction
@@ -156,7 +160,12 @@ def tei_facts(path: Path) -> dict:
         ".//t:teiHeader/t:fileDesc/t:sourceDesc/t:biblStruct/t:analytic/t:author/t:persName/t:surname", TEI_NS)]
     markers = tree.findall(".//t:text/t:body//t:ref[@type='bibr']", TEI_NS)
     footnotes = [text_of(n) for n in tree.findall(".//t:text//t:note[@place='foot']", TEI_NS) if text_of(n)]
+    formula_labels = [text_of(label).strip("()[] .").lower()
+                      for label in tree.findall(".//t:text/t:body//t:formula/t:label", TEI_NS) if text_of(label)]
+    formula_refs = tree.findall(".//t:text/t:body//t:ref[@type='formula']", TEI_NS)
     return {
+        "formula_labels": formula_labels,
+        "formula_refs_linked": sum(1 for r in formula_refs if r.get("target")),
         "footnotes": footnotes,
         "authors": authors,
         "title": text_of(title) if title is not None else "",
@@ -196,6 +205,8 @@ def compare(paper: Paper, tei: dict) -> dict:
     markers = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "bibr"]
     notes = [tokens(b.text) for b in paper.blocks_of("footnote")]
     found_notes = [any(containment(tokens(n), ours) >= CAPTION_MATCH for ours in notes) for n in tei["footnotes"]]
+    our_labels = [b.label.lower() for b in paper.blocks_of("formula") if b.label]
+    formula_mentions = [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "formula"]
     gold_surnames = {_fold(a) for a in tei["authors"] if _fold(a)}
     our_surnames = [_fold(a.name.split()[-1]) for a in paper.authors if a.name.split()]
     return {
@@ -206,6 +217,12 @@ def compare(paper: Paper, tei: dict) -> dict:
         "footnotes_tei": len(found_notes),
         "footnotes_found": sum(found_notes),
         "footnotes_pdf": len(notes),
+        "formula_labels_tei": len(tei["formula_labels"]),
+        "formula_labels_found": sum(1 for label in tei["formula_labels"] if label in our_labels),
+        "formula_labels_pdf": len(our_labels),
+        "formula_labels_right": sum(1 for label in our_labels if label in tei["formula_labels"]),
+        "formula_refs_linked_tei": tei["formula_refs_linked"],
+        "formula_refs_linked_pdf": sum(1 for r in formula_mentions if r.target),
         "pages": None,
         "title_match": bool(tokens(paper.title)) and tokens(paper.title) == tokens(tei["title"]),
         "abstract_f1": round(token_f1(abstract, tokens(tei["abstract"])), 3),
@@ -264,6 +281,10 @@ def summarise(rows: list[dict]) -> dict:
         "author_precision": ratio(total("authors_right"), total("authors_pdf")),
         "bib_recall": ratio(total("bib_found"), total("bib_tei")),
         "footnote_recall": ratio(total("footnotes_found"), total("footnotes_tei")),
+        "formula_label_recall": ratio(total("formula_labels_found"), total("formula_labels_tei")),
+        "formula_label_precision": ratio(total("formula_labels_right"), total("formula_labels_pdf")),
+        "formula_refs_linked_pdf": total("formula_refs_linked_pdf"),
+        "formula_refs_linked_tei": total("formula_refs_linked_tei"),
         "bib_entries_pdf": total("bib_pdf"),
         "bib_entries_tei": total("bib_tei"),
         "markers_linked_pdf": total("markers_linked_pdf"),
@@ -364,7 +385,8 @@ _COLUMNS = [("title", "title_right"), ("authors R", "author_recall"), ("authors 
             ("abs F1", "abstract_f1"), ("body F1", "body_f1"),
             ("capt R", "caption_recall"), ("labelled capt R", "labelled_caption_recall"),
             ("head R", "head_recall"), ("numbered head R", "numbered_head_recall"), ("foot R", "footnote_recall"),
-            ("bib R", "bib_recall"),
+            ("bib R", "bib_recall"), ("formula no. R", "formula_label_recall"),
+            ("formula no. P", "formula_label_precision"),
             ("linked/GROBID", "markers_linked_vs_grobid")]
 
 
@@ -378,7 +400,8 @@ def print_report(result: dict) -> None:
         print(f"| {name} | {summary['papers']} | " + " | ".join(cells) + " |")
     pooled = result["pooled"]
     print(f"\nbibliography entries: reader {pooled['bib_entries_pdf']}, GROBID (with a title) {pooled['bib_entries_tei']}; "
-          f"markers linked: reader {pooled['markers_linked_pdf']}, GROBID {pooled['markers_linked_tei']}")
+          f"markers linked: reader {pooled['markers_linked_pdf']}, GROBID {pooled['markers_linked_tei']}; "
+          f"formula mentions linked: reader {pooled['formula_refs_linked_pdf']}, GROBID {pooled['formula_refs_linked_tei']}")
     speed = result["speed"]
     print(f"speed: {speed['pages']} pages, read_pdf {speed['reader_pages_per_second']} pages/CPU s, bare pypdfium2 "
           f"{speed['bare_pages_per_second']} pages/CPU s, ratio {speed['reader_vs_bare_ratio']}")
