@@ -15,6 +15,7 @@ import scholarly_nlp
 from scholarly_nlp.readers import read_pdf
 from scholarly_nlp.readers.pdf.figure_mentions import bare_formula_refs, formula_refs
 from scholarly_nlp.readers.pdf.formulas import printed_number
+from scholarly_nlp.readers.pdf.tex_fonts import math_font_character
 
 PAIRS = data_path("pdf-pairs")
 ACL_PDFS = data_path("pdfs", "acl")
@@ -143,3 +144,20 @@ def test_formula_mentions_are_read_with_their_lists_and_bare_numbers_only_after_
     # a list's items and a number no formula prints are no mentions
     assert bare_formula_refs("three steps: (1) evaluation and validity, (2) search", targets) == []
     assert bare_formula_refs("as defined in (42)", targets) == []
+
+
+def test_tex_math_fonts_codes_are_read_as_the_operators_and_letters_they_print():
+    assert math_font_character("ABCDEF+CMEX10", "X") == "\u2211"  # summationdisplay
+    assert math_font_character("CMEX7", "P") == "\u2211" and math_font_character("txex", "Q") == "\u220f"
+    assert math_font_character("XYZABC+MSBM10", "R") == "\u211d"
+    assert math_font_character("MSBM10", "A") == "A"  # its double-struck A is outside the BMP
+    assert math_font_character("NimbusRomNo9L-Regu", "X") == "X"
+
+
+@pytest.mark.needs_data("pdfs/acl", "pdf-pairs")
+def test_big_operators_and_blackboard_letters_of_tex_fonts_reach_the_text():
+    """CMEX10's summation sign at 'X' and MSBM10's R, as pdfium reads them, in real papers."""
+    bleu = formulas(read(ACL_PDFS / "P13-1059.pdf"))
+    assert bleu["1"] == "BLEU = BP · exp\u2211 n=1 N wn log pn (1)"
+    paper = read(PAIRS / "maxtwer_paper5.pdf")
+    assert any("an image sample x \u2208 \u211d D." in b.text for b in paper.blocks_of("paragraph"))

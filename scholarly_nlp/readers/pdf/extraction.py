@@ -22,6 +22,7 @@ from .frame import Frame, page_turn
 from .glyph_names import CONTROL_RE
 from .model import SUPERSCRIPT_TRAIL, Line, Page, Word
 from .symbol_font import ADOBE_SYMBOL_PUA, SYMBOL_PUA_RE, is_symbol_font, symbol_character
+from .tex_fonts import MATH_FONT_CODE_RE, math_font_character
 from .typography import FontReader
 
 
@@ -93,6 +94,9 @@ def read_page(pdf: PdfHandle, index: int) -> Page:
             text = _replace_by_font(raw, text, SYMBOL_PUA_RE, aligned,
                                     lambda font, ch, at: symbol_character(ch)
                                     if is_symbol_font(font) or is_symbol_font(_family_name(raw, at)) else ch)
+        if MATH_FONT_CODE_RE.search(text):
+            text = _replace_by_font(textpage.raw, text, MATH_FONT_CODE_RE, aligned,
+                                    lambda font, ch, _: math_font_character(font, ch))
         lines = list(_page_lines(textpage.raw, text, origin_x, origin_top, index, aligned, loose_box, frame.turn))
         unmapped = _unmapped_share(textpage.raw, count) if index < 3 else (0, 0)
     finally:

@@ -234,6 +234,8 @@ class DisplayFormulas:
         """A numbered formula set in a block of prose, without the space around it that would
         make it a block of its own: the lines before it, its rows (the numbered row and the
         rows of math next to it) and the lines after it; None when the block holds none."""
+        if not any(FORMULA_LABEL_RE.fullmatch(line.words[-1].text) for line in block.lines):
+            return None
         rows = _rows(block.lines)
         right = self.pages[block.page].band_edge(block.lines[0])[1]
         for index, row in enumerate(rows):
