@@ -161,3 +161,15 @@ def test_big_operators_and_blackboard_letters_of_tex_fonts_reach_the_text():
     assert bleu["1"] == "BLEU = BP · exp\u2211 n=1 N wn log pn (1)"
     paper = read(PAIRS / "maxtwer_paper5.pdf")
     assert any("an image sample x \u2208 \u211d D." in b.text for b in paper.blocks_of("paragraph"))
+
+
+@pytest.mark.needs_data("pdfs/acl")
+def test_a_big_operator_set_below_its_formula_in_the_prose_under_it_joins_the_formula():
+    """P13-1059's summation signs hang below their formulas' rows, into the first row of the
+    prose block under them: they join their formulas, and the paragraphs open with their words."""
+    paper = read(ACL_PDFS / "P13-1059.pdf")
+    numbered = formulas(paper)
+    assert numbered["6"] == "weightngram = t\u2208ngram \u2211 weightt (6)"
+    paragraphs = [b.text for b in paper.blocks_of("paragraph")]
+    assert any(t.startswith("Next, we compute the weighted modified n-gram precision") for t in paragraphs)
+    assert not any(t.startswith("\u2211") for t in paragraphs)

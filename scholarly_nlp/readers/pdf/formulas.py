@@ -160,6 +160,26 @@ def _numbered_groups(lines: list[Line], right: float) -> list[tuple[list[Line], 
     return groups
 
 
+#: Words a formula prints: functions and operators ("max", "log", "argmax").
+_MATH_WORDS = frozenset("max min exp log ln sin cos tan arg argmax argmin lim sup inf det tr mod".split())
+#: A list item's or a step's label opening a row ("(a) let m = 0", "2. calculate", "ii.", "•").
+_ITEM_LABEL_RE = re.compile(r"^(?:\(?(?:[a-z]|\d{1,2}|[ivx]{1,4})[.)]\s|[\u2022\u25aa\u25cf\u2013-]\s)")
+
+
+def _bare_math_row(row: list[Line], left: float, right: float) -> bool:
+    """Whether a row is math alone (no word but a function's name: not "of x = ..." or
+    "dg2.type = :atomic) THEN", no list label) and keeps 2.5 sizes or more from both edges of
+    its column (a paragraph's first line is indented less, its last line starts at the left
+    edge)."""
+    text = " ".join(line.text for line in row)
+    size = max(max(line.size for line in row), 1.0)
+    words = [t.strip(",.;:()[]{}") for t in text.split()]
+    return (min(l.x0 for l in row) >= left + 2.5 * size and max(l.x1 for l in row) <= right - 2.5 * size
+            and is_math(text) and ":=" not in text and not _ITEM_LABEL_RE.match(text)
+            and not any(w.isalpha() and w.isascii() and w.lower() not in _MATH_WORDS
+                        and (len(w) >= 3 or w.lower() in _SHORT_WORDS) for w in words))
+
+
 def _math_row(row: list[Line]) -> bool:
     """Whether a row's pieces all read as math and it explains nothing ("where ...")."""
     return all(is_math(line.text) for line in row) and not _EXPLAINS_RE.match(row[0].text)
@@ -231,21 +251,29 @@ class DisplayFormulas:
         return True
 
     def split_out(self, block: VBlock) -> Optional[tuple[list[Line], list[Line], list[Line]]]:
-        """A numbered formula set in a block of prose, without the space around it that would
-        make it a block of its own: the lines before it, its rows (the numbered row and the
-        rows of math next to it) and the lines after it; None when the block holds none."""
-        if not any(FORMULA_LABEL_RE.fullmatch(line.words[-1].text) for line in block.lines):
-            return None
+        """A formula set in a block of prose, without the space around it that would make it
+        a block of its own: the lines before it, its rows and the lines after it; None when
+        the block holds none. Its rows: a numbered row and the rows of math next to it, or
+        rows of bare math with a relation set apart from both edges of the column ("rmax(C) =
+        max c" centred between two lines of prose) and such rows next to them."""
         rows = _rows(block.lines)
-        right = self.pages[block.page].band_edge(block.lines[0])[1]
+        left, right = self.pages[block.page].band_edge(block.lines[0])
+        numbered = any(FORMULA_LABEL_RE.fullmatch(line.words[-1].text) for line in block.lines)
         for index, row in enumerate(rows):
-            number = printed_number(row, right)
-            if number is None or not all(is_math(line.text) for line in row if line is not number[0]):
-                continue
+            if numbered:
+                number = printed_number(row, right)
+                if number is None or not all(is_math(line.text) for line in row if line is not number[0]):
+                    continue
+                goes_on = _math_row
+            else:
+                if not (_bare_math_row(row, left, right) and _RELATION_RE.search(" ".join(l.text for l in row))):
+                    continue
+                def goes_on(other: list[Line]) -> bool:
+                    return _bare_math_row(other, left, right)
             first = last = index
-            while first > 0 and _math_row(rows[first - 1]):
+            while first > 0 and goes_on(rows[first - 1]):
                 first -= 1
-            while last + 1 < len(rows) and _math_row(rows[last + 1]):
+            while last + 1 < len(rows) and goes_on(rows[last + 1]):
                 last += 1
             if first == 0 and last == len(rows) - 1:
                 return None
