@@ -14,7 +14,8 @@ from synthetic_lines import line
 import scholarly_nlp
 from scholarly_nlp.readers import read_pdf
 from scholarly_nlp.readers.pdf.figure_mentions import bare_formula_refs, formula_refs
-from scholarly_nlp.readers.pdf.formulas import printed_number
+from scholarly_nlp.readers.pdf.formulas import DisplayFormulas, printed_number
+from scholarly_nlp.readers.pdf.model import Page, VBlock
 from scholarly_nlp.readers.pdf.tex_fonts import math_font_character
 
 PAIRS = data_path("pdf-pairs")
@@ -108,12 +109,17 @@ def test_a_regression_tables_standard_errors_number_no_formula():
 
 @pytest.mark.needs_data("pdfs/acl")
 def test_pdf_formulas_reach_the_doc_with_their_mentions():
-    """The document model's formulas of a PDF paper: P06-1089's numbered formulas, each a
-    span of doc.text, and "in (2)" a mention of formula (2)."""
+    """The document model's formulas of a PDF paper: P06-1089's 22 numbered formulas, each a
+    span of doc.text, and "in (2)" a mention of formula (2). Its display math is set smaller
+    than its text, each formula in several blocks: formula (3)'s left-hand side and the
+    fraction under it, held one after the other, open it (it read "2 (3)" while only the
+    last such block was held)."""
     paper = read(ACL_PDFS / "P06-1089.pdf")
     doc = scholarly_nlp.paper_to_doc(paper, spacy.blank("en"))
     by_label = {f.label: f for f in doc._.formulas}
-    assert len(by_label) >= 20 and by_label["1"].span.text.startswith("1 P(s)= exp{−βE(s)}")
+    assert sorted(by_label, key=int) == [str(n) for n in range(1, 23)]
+    assert by_label["1"].span.text.startswith("1 P(s)= exp{−βE(s)}")
+    assert by_label["3"].span.text.startswith("E(t|w)=− 1 2 ∑K ∑K λtk,tk0 + ∑K log p0(tk|wk)")
     assert any(m.text == "(2)" for m in by_label["2"].mentions)
 
 
@@ -143,7 +149,19 @@ def test_formula_mentions_are_read_with_their_lists_and_bare_numbers_only_after_
         ("(13)", "formula_12"), ("(14)", "formula_13"), ("(15)", "formula_14"), ("(16)", "formula_15")]
     # a list's items and a number no formula prints are no mentions
     assert bare_formula_refs("three steps: (1) evaluation and validity, (2) search", targets) == []
+    assert bare_formula_refs("the system consists of (1) a parser and (2) a tagger", targets) == []
+    assert bare_formula_refs("we start by (1) removing stop words", targets) == []
     assert bare_formula_refs("as defined in (42)", targets) == []
+    # numbers listed after a mention are printed as it is, and a bare one names a formula
+    for sentence, mentioned in [
+        ("Combining the constraints in (3) and 4 others", ["(3)"]),
+        ("In Equation (8), S1 is the start state", ["Equation (8)"]),
+        ("using Equation (5), and 10 iterations", ["Equation (5)"]),
+        ("Equations 3 and 4 show it, but Eq. 3 - 20 runs do not", ["Equations 3", "4", "Eq. 3"]),
+    ]:
+        refs = formula_refs(sentence, targets) + bare_formula_refs(sentence, targets)
+        assert all(0 <= r.start < r.end <= len(sentence) for r in refs)
+        assert [sentence[r.start:r.end] for r in sorted(refs, key=lambda r: r.start)] == mentioned
 
 
 def test_tex_math_fonts_codes_are_read_as_the_operators_and_letters_they_print():
@@ -173,3 +191,29 @@ def test_a_big_operator_set_below_its_formula_in_the_prose_under_it_joins_the_fo
     paragraphs = [b.text for b in paper.blocks_of("paragraph")]
     assert any(t.startswith("Next, we compute the weighted modified n-gram precision") for t in paragraphs)
     assert not any(t.startswith("\u2211") for t in paragraphs)
+
+
+def test_held_math_opens_only_the_formula_right_under_it():
+    """Synthetic blocks in one column (50-550 pt): a row of scripts that is no formula on its
+    own is held and opens the numbered formula right under it; a block of prose in between
+    (or a formula far below) lets it go."""
+    page = Page(0, 600.0, 800.0, [], edges={"F": (50.0, 550.0)})
+    scripts = VBlock([line("(t) (t−1)", 200.0, 100.0, 8.0)], 0)
+    formula = VBlock([line("PG(s) = PM(s, o).", 150.0, 102.0), line("(1)", 535.0, 102.0)], 0)
+    finder, units = DisplayFormulas([page]), []
+    assert not finder.take(scripts, units, 0, numbered_only=True)
+    finder.hold(scripts)
+    assert finder.take(formula, units, 0)
+    assert units[-1].label == "1" and scripts.lines[0] in units[-1].lines
+    finder, units = DisplayFormulas([page]), []
+    finder.take(scripts, units, 0, numbered_only=True)
+    finder.hold(scripts)
+    prose = VBlock([line("The distribution over these possible transitions is just", 50.0, 101.0)], 0)
+    assert not finder.take(prose, units, 0)
+    assert finder.take(formula, units, 0)
+    assert scripts.lines[0] not in units[-1].lines
+    finder, units = DisplayFormulas([page]), []
+    finder.take(scripts, units, 0, numbered_only=True)
+    finder.hold(scripts)
+    far = VBlock([line("PG(s) = PM(s, o).", 150.0, 300.0), line("(1)", 535.0, 300.0)], 0)
+    assert finder.take(far, units, 0) and scripts.lines[0] not in units[-1].lines

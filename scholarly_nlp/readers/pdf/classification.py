@@ -2,8 +2,9 @@
 
 Consumes the blocks in reading order (without furniture, caption and float lines) and the
 title; produces :class:`Unit` records (title, abstract, heading, paragraph: split on
-indentation, continued across columns, pages and floats), the :class:`Section` list, and the
-blocks of the bibliography (read by :mod:`.bibliography`).
+indentation, continued across columns, pages and floats; footnote; display formula, found by
+:mod:`.formulas`), the :class:`Section` list, and the blocks of the bibliography (read by
+:mod:`.bibliography`).
 """
 
 from __future__ import annotations
@@ -608,12 +609,17 @@ class Classifier:
             self._add_section(*lone, block, run_in=True)
             return
         if self._author_note(block) or (small and not self._small_type_section(block)):
+            if self.formulas.is_math_block(block) and not _FOOTNOTE_MARK_RE.match(block.text):
+                self.formulas.hold(block)  # a formula's scripts, set apart: the formula under them opens with them
             self.interrupted = True  # footnotes, affiliations, stray figure text
             # kept aside, so that a paragraph running on past them is still continued
             self.footnotes.extend(Unit("footnote", lines, self._current_section()) for lines in self._footnotes(block))
             return
         if self.formulas.is_math_block(block):
-            return  # math that is no formula (scripts, a table's numbers): the sentence around it continues
+            # math that is no formula (scripts, a table's numbers): the sentence around it
+            # continues; a formula right under it opens with it
+            self.formulas.hold(block)
+            return
         parts = self.formulas.split_out(block)
         if parts is not None:
             before, formula, after = parts

@@ -46,41 +46,50 @@ _FORMULA_LABEL = r"(?:[A-Z]\.?)?\d{1,3}(?:\.\d{1,3})?[a-z]?"
 _FORMULA_MENTION_RE = re.compile(
     rf"\b(?:Eqn?s?\.?|Equations?)\s*(?:\((?P<bracketed>{_FORMULA_LABEL})\)|(?P<bare>{_FORMULA_LABEL})\b)",
     re.IGNORECASE)
-_FORMULA_CONTINUATION_RE = re.compile(
-    rf"\s*(?:,\s*(?:and|or)?|and|&|or|to|\u2013|-)\s*(?:\((?P<bracketed>{_FORMULA_LABEL})\)|(?P<bare>{_FORMULA_LABEL})\b)")
+_LIST_SEPARATOR = r"\s*(?:,\s*(?:and|or)?|and|&|or|to|\u2013|-)\s*"
+#: More numbers listed after a bracketed one: "(6), (7), and (8)", "(2)\u2013(4)".
+_BRACKETED_CONTINUATION_RE = re.compile(rf"{_LIST_SEPARATOR}\((?P<bracketed>{_FORMULA_LABEL})\)(?P<bare>)")
+#: More numbers listed after a bare one: "Equations 3 and 4".
+_BARE_CONTINUATION_RE = re.compile(rf"{_LIST_SEPARATOR}(?P<bare>{_FORMULA_LABEL})\b(?P<bracketed>)")
 
 
 def formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRef]:
     """Formula mentions, one per label ("Eqs. (2) and (3)" gives two): the first spans its
-    word and label, the others their label (brackets included)."""
+    word and label, the others their label (brackets included). Listed numbers are printed
+    as the first one is ("In Equation (8), S1 ..." lists nothing), and a bare one only
+    counts where the paper has a formula of that number ("Eq. 3 - 20 runs")."""
     refs = []
     for mention in _FORMULA_MENTION_RE.finditer(text):
         refs.append(InlineRef(mention.start(), mention.end(), "formula", _formula_target(targets, mention)))
-        more = _FORMULA_CONTINUATION_RE.match(text, mention.end())
-        while more is not None:
-            start = more.start("bracketed") - 1 if more.group("bracketed") else more.start("bare")
+        bracketed = mention.group("bracketed") is not None
+        pattern = _BRACKETED_CONTINUATION_RE if bracketed else _BARE_CONTINUATION_RE
+        more = pattern.match(text, mention.end())
+        while more is not None and (bracketed or _formula_target(targets, more) is not None):
+            start = more.start("bracketed") - 1 if bracketed else more.start("bare")
             refs.append(InlineRef(start, more.end(), "formula", _formula_target(targets, more)))
-            more = _FORMULA_CONTINUATION_RE.match(text, more.end())
+            more = pattern.match(text, more.end())
     return refs
 
 
-#: A formula's number alone, after a word that points at it ("substituting (5) into (16)").
+#: A formula's number alone, after a word that points at it ("substituting (5) into (16)"),
+#: not an item of an enumeration ("consists of (1) a parser and (2) a tagger").
 _BARE_FORMULA_MENTION_RE = re.compile(
     rf"\b(?:in|into|from|of|by|using|to|with|via|substituting|combining|see)\s+\((?P<bracketed>{_FORMULA_LABEL})\)"
-    rf"(?P<bare>)")
+    rf"(?P<bare>)(?!\s+(?:a|an|the|[a-z]+ing)\b)")
 
 
 def bare_formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRef]:
     """A formula's number in brackets after a word that points at it ("into (16)") and the
-    numbers listed after it ("substituting (13), (14), and (15)"), where the paper has a
-    formula of that number; the bracketed number is the mention. A citation
+    bracketed numbers listed after it ("substituting (13), (14), and (15)"), where the paper
+    has a formula of that number; the bracketed number is the mention. A number followed by
+    an article or a verb's -ing form opens an enumeration's item and is none. A citation
     printed so is the citation linker's, which is asked first."""
     refs = []
     for mention in _BARE_FORMULA_MENTION_RE.finditer(text):
         while mention is not None and _formula_target(targets, mention) is not None:
             refs.append(InlineRef(mention.start("bracketed") - 1, mention.end("bracketed") + 1, "formula",
                                   _formula_target(targets, mention)))
-            mention = _FORMULA_CONTINUATION_RE.match(text, mention.end())
+            mention = _BRACKETED_CONTINUATION_RE.match(text, mention.end())
     return refs
 
 

@@ -68,8 +68,9 @@ _NAMES_A_FORMULA_RE = re.compile(r"\b(?:eqs?|eqns?|equations?)\.?$", re.IGNORECA
 _EXPLAINS_RE = re.compile(r"^(?:where|with|here|for|and|in which)\b", re.IGNORECASE)
 #: An algorithm's numbered step ("1. If l is not specified, let l = m.").
 _STEP_RE = re.compile(r"^\d{1,2}[.:)]\s+[^\W\d_]{2,}")
-#: Most rows a display formula's block may have (more is a table or an algorithm).
-_MAX_ROWS = 8
+#: Most pieces a block of math may have, and most rows a numbered formula's block may have
+#: (more is a table or an algorithm).
+_MAX_PIECES = _MAX_ROWS = 8
 
 
 def printed_number(lines: list[Line], right: float) -> Optional[tuple[Line, str]]:
@@ -160,24 +161,47 @@ def _numbered_groups(lines: list[Line], right: float) -> list[tuple[list[Line], 
     return groups
 
 
-#: Words a formula prints: functions and operators ("max", "log", "argmax").
-_MATH_WORDS = frozenset("max min exp log ln sin cos tan arg argmax argmin lim sup inf det tr mod".split())
-#: A list item's or a step's label opening a row ("(a) let m = 0", "2. calculate", "ii.", "•").
-_ITEM_LABEL_RE = re.compile(r"^(?:\(?(?:[a-z]|\d{1,2}|[ivx]{1,4})[.)]\s|[\u2022\u25aa\u25cf\u2013-]\s)")
+#: Words a formula prints: functions and operators ("max", "log", "argmax"), a case's "if",
+#: "otherwise", "and", "for all".
+_FORMULA_WORDS = frozenset("max min exp log ln sin cos tan arg argmax argmin lim sup inf det tr mod "
+                           "if otherwise and or for all".split())
+#: Function words of English prose (a formula's "if", "and", "for all" aside).
+_FUNCTION_WORDS = frozenset("the of is are was were be been we our us to in on at by with as that this these which "
+                            "from it its not can will has have than each where given let such also into".split())
+#: Words that open an English sentence (capitalised there): "The", "We", "Let", "Then".
+_OPENERS = frozenset("the we let this these then thus hence since note recall assume suppose consider".split())
+#: An algorithm's or a program's keywords: a line with one is pseudo-code, not a formula.
+_CODE_WORDS = frozenset("do then else end return while until repeat foreach begin".split())
+#: A list item's or a step's label and its first word opening a row ("(a) let m = 0", "2.
+#: calculate", "•"; not a formula's "(t) (t−1)").
+_ITEM_LABEL_RE = re.compile(r"^(?:\(?(?:[a-z]|\d{1,2}|[ivx]{1,4})[.)]\s+[A-Za-z]{2}|[\u2022\u25aa\u25cf\u2013-]\s)")
+
+
+def _prose_free(text: str) -> bool:
+    """Whether math holds no prose ("We set k = 5 and n = 10.", "of x = ...", "beam size B,
+    scaled word segmentation model"): no function word of prose, no two lower-case words of
+    three letters or more in a row (a formula's own words aside; a name such as "context" in
+    "P(c | context)" is one word), no pseudo-code keyword, no code's ':=' and no list label
+    in front."""
+    if ":=" in text or _ITEM_LABEL_RE.match(text):
+        return False
+    words = [t.strip(",.;:()[]{}") for t in text.split()]
+    lowered = [w.lower() for w in words]
+    if any(w.lower() in _CODE_WORDS or w in _FUNCTION_WORDS or (w[:1].isupper() and w.lower() in _OPENERS)
+           for w in words):
+        return False  # as printed: "Is" and "As" are names of variables more often than openers
+    prose = [bool(_PROSE_WORD_RE.fullmatch(t)) and w not in _FORMULA_WORDS for t, w in zip(text.split(), lowered)]
+    return not any(a and b for a, b in zip(prose, prose[1:]))
 
 
 def _bare_math_row(row: list[Line], left: float, right: float) -> bool:
-    """Whether a row is math alone (no word but a function's name: not "of x = ..." or
-    "dg2.type = :atomic) THEN", no list label) and keeps 2.5 sizes or more from both edges of
-    its column (a paragraph's first line is indented less, its last line starts at the left
-    edge)."""
+    """Whether a row is math with no word of prose (see _prose_free) and keeps 2.5 sizes or
+    more from both edges of its column (a paragraph's first line is indented less, its last
+    line starts at the left edge)."""
     text = " ".join(line.text for line in row)
     size = max(max(line.size for line in row), 1.0)
-    words = [t.strip(",.;:()[]{}") for t in text.split()]
     return (min(l.x0 for l in row) >= left + 2.5 * size and max(l.x1 for l in row) <= right - 2.5 * size
-            and is_math(text) and ":=" not in text and not _ITEM_LABEL_RE.match(text)
-            and not any(w.isalpha() and w.isascii() and w.lower() not in _MATH_WORDS
-                        and (len(w) >= 3 or w.lower() in _SHORT_WORDS) for w in words))
+            and is_math(text) and _prose_free(text))
 
 
 def _math_row(row: list[Line]) -> bool:
@@ -193,26 +217,38 @@ def _row_count(lines: list[Line]) -> int:
 class DisplayFormulas:
     """Finds the body's display formulas, block by block, for the classification pass.
 
-    ``take`` is asked about each body block that is no heading; a block of math that is no
-    formula on its own (a row of scripts) is held as ``loose`` and opens the formula set right
-    under it."""
+    ``take`` is asked about each body block before it is read as a heading or prose. Blocks
+    of math that are no formula on their own (a row of scripts, the left-hand side over a
+    fraction) and that the pass drops are ``hold``-en, a chain of blocks each right under the
+    one before; the formula set right under the chain's last block opens with them."""
 
     def __init__(self, pages: list[Page]) -> None:
         self.pages = pages
-        self.loose: Optional[VBlock] = None
+        self.held: list[VBlock] = []
+        self._set_aside: list[VBlock] = []  # the chain while ``take`` looks at a block
 
     def is_math_block(self, block: VBlock) -> bool:
-        """Whether every piece of a block of at most 8 pieces reads as math (not prose) and
-        it explains no formula ("where D = Particle density (g/cm3)")."""
-        return (len(block.lines) <= _MAX_ROWS and all(is_math(line.text) for line in block.lines)
-                and not _EXPLAINS_RE.match(block.text))
+        """Whether every piece of a block of at most 8 pieces reads as math and the block
+        holds no prose (see _prose_free: "Assumption 1. Let m be a positive integer. For any
+        f = ..." is a paragraph) and explains no formula ("where D = Particle density")."""
+        return (len(block.lines) <= _MAX_PIECES and all(is_math(line.text) for line in block.lines)
+                and not _EXPLAINS_RE.match(block.text) and _prose_free(block.text))
+
+    def hold(self, block: VBlock) -> None:
+        """Keep a dropped block of math that ``take`` refused: it goes on the chain ``take``
+        set aside when it is right under the chain's last block, else starts a new one."""
+        chain = self._set_aside if self._set_aside and _adjacent(self._set_aside[-1], block) else []
+        self.held, self._set_aside = chain + [block], []
 
     def take(self, block: VBlock, units: list[Unit], section: Optional[int], numbered_only: bool = False) -> bool:
         """Whether ``block`` is (part of) a display formula; if so it is added to ``units``:
-        to the formula right above it (same page and column, under 1.5 sizes between, not both
-        numbered), else as a new formula unit (``label`` its printed number, "" for none).
-        With ``numbered_only`` (a block in small type: a plot's "n = 20" is none) an
-        unnumbered block is one only as part of the formula above it."""
+        to the formula right above it (same page and column, its top not above the formula's,
+        under 1.5 sizes between, not both numbered), else as a new formula unit (``label`` its
+        printed number, "" for none) opened by the held chain right above it. A block that
+        starts a formula prints a number, or holds a relation or a big operator, a letter and
+        no prose. With ``numbered_only`` (a block in small type: a plot's "n = 20" is none)
+        an unnumbered block is one only as part of the formula above it."""
+        self._set_aside, self.held = self.held, []
         right = self.pages[block.page].band_edge(block.lines[0])[1]
         lone = _lone_number(block)
         if lone and self._joins(units, block, ""):
@@ -221,16 +257,16 @@ class DisplayFormulas:
             else:
                 units[-1].lines = in_rows(units[-1].lines + block.lines)
                 units[-1].label = lone
-            self.loose = None
+            self._set_aside = []
             return True
         number = printed_number(block.lines, right)
+        chain = self._set_aside if self._set_aside and _adjacent(self._set_aside[-1], block) else []
         math = self.is_math_block(block)
         if not (math or (number is not None and self._mostly_math(block, number[0]))):
             return False
-        unnumbered_start = number is None and (numbered_only or not _unnumbered_formula(block.text))
+        unnumbered_start = number is None and (
+            numbered_only or not (_unnumbered_formula(block.text) and _prose_free(block.text)))
         if unnumbered_start and not self._joins(units, block, ""):
-            if math:
-                self.loose = block
             return False
         groups = _numbered_groups(block.lines, right) if number is not None else []
         if len(groups) > 1:  # formulas set one under the other, each numbered ("ECs = (2)" over "Is = (3)")
@@ -242,12 +278,12 @@ class DisplayFormulas:
             formula.label = formula.label or label or _label_of(formula.lines, right)
         else:
             lines = block.lines
-            if self.loose is not None and _adjacent(self.loose, block):
-                lines = self.loose.lines + lines
-                label = label or _lone_number(self.loose) or _label_of(lines, right)
+            if chain:
+                lines = [line for held in chain for line in held.lines] + lines
+                label = label or next((n for n in map(_lone_number, chain) if n), "") or _label_of(lines, right)
             units.append(Unit("formula", in_rows(lines), section, label=label))
         units.extend(Unit("formula", in_rows(rows), section, label=number) for rows, number in groups[1:])
-        self.loose = None
+        self._set_aside = []
         return True
 
     def split_out(self, block: VBlock) -> Optional[tuple[list[Line], list[Line], list[Line]]]:
@@ -301,9 +337,10 @@ class DisplayFormulas:
 
 
 def _adjacent(above: VBlock, below: VBlock) -> bool:
-    """Whether ``below`` starts within 1.5 sizes under ``above`` (or beside it), on the same
+    """Whether ``below`` starts within 1.5 sizes under ``above``'s foot, not more than a size
+    above its top (a script row may start a little above the row it belongs to), on the same
     page and in the same column."""
     if above.page != below.page or above.lines[-1].col != below.lines[0].col:
         return False
     size = max(below.size, above.size, 1.0)
-    return below.bbox[1] - above.bbox[3] <= 1.5 * size
+    return above.bbox[1] - size <= below.bbox[1] <= above.bbox[3] + 1.5 * size
