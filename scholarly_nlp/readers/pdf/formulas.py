@@ -179,10 +179,10 @@ _ITEM_LABEL_RE = re.compile(r"^(?:\(?(?:[a-z]|\d{1,2}|[ivx]{1,4})[.)]\s+[A-Za-z]
 
 def _prose_free(text: str) -> bool:
     """Whether math holds no prose ("We set k = 5 and n = 10.", "of x = ...", "beam size B,
-    scaled word segmentation model"): no function word of prose, no two lower-case words of
-    three letters or more in a row (a formula's own words aside; a name such as "context" in
-    "P(c | context)" is one word), no pseudo-code keyword, no code's ':=' and no list label
-    in front."""
+    scaled word segmentation model"): no function word of prose, no two words of three
+    letters or more, lower case after the first, in a row (a formula's own words aside; a
+    name such as "context" in "P(c | context)" is one word), no pseudo-code keyword, no
+    code's ':=' and no list label in front."""
     if ":=" in text or _ITEM_LABEL_RE.match(text):
         return False
     words = [t.strip(",.;:()[]{}") for t in text.split()]
