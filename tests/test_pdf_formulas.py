@@ -14,7 +14,7 @@ from synthetic_lines import line
 import scholarly_nlp
 from scholarly_nlp.readers import read_pdf
 from scholarly_nlp.readers.pdf.figure_mentions import bare_formula_refs, formula_refs
-from scholarly_nlp.readers.pdf.formulas import DisplayFormulas, printed_number
+from scholarly_nlp.readers.pdf.formulas import DisplayFormulas, _prose_free, printed_number
 from scholarly_nlp.readers.pdf.model import Page, VBlock
 from scholarly_nlp.readers.pdf.tex_fonts import math_font_character
 
@@ -150,7 +150,9 @@ def test_formula_mentions_are_read_with_their_lists_and_bare_numbers_only_after_
     # a list's items and a number no formula prints are no mentions
     assert bare_formula_refs("three steps: (1) evaluation and validity, (2) search", targets) == []
     assert bare_formula_refs("the system consists of (1) a parser and (2) a tagger", targets) == []
-    assert bare_formula_refs("we start by (1) removing stop words", targets) == []
+    assert bare_formula_refs("we aim to (1) identify errors and (2) correct them", targets) == []
+    loss = "the loss in (4) during training"
+    assert [loss[r.start:r.end] for r in bare_formula_refs(loss, targets)] == ["(4)"]
     assert bare_formula_refs("as defined in (42)", targets) == []
     # numbers listed after a mention are printed as it is, and a bare one names a formula
     for sentence, mentioned in [
@@ -158,6 +160,8 @@ def test_formula_mentions_are_read_with_their_lists_and_bare_numbers_only_after_
         ("In Equation (8), S1 is the start state", ["Equation (8)"]),
         ("using Equation (5), and 10 iterations", ["Equation (5)"]),
         ("Equations 3 and 4 show it, but Eq. 3 - 20 runs do not", ["Equations 3", "4", "Eq. 3"]),
+        ("Eq. 3 and 2 layers", ["Eq. 3"]),
+        ("from (2) and (3), we get", ["(2)", "(3)"]),
     ]:
         refs = formula_refs(sentence, targets) + bare_formula_refs(sentence, targets)
         assert all(0 <= r.start < r.end <= len(sentence) for r in refs)
@@ -190,7 +194,7 @@ def test_a_big_operator_set_below_its_formula_in_the_prose_under_it_joins_the_fo
     assert numbered["6"] == "weightngram = t\u2208ngram \u2211 weightt (6)"
     paragraphs = [b.text for b in paper.blocks_of("paragraph")]
     assert any(t.startswith("Next, we compute the weighted modified n-gram precision") for t in paragraphs)
-    assert not any(t.startswith("\u2211") for t in paragraphs)
+    assert not any("\u2211" in t for t in paragraphs)
 
 
 def test_held_math_opens_only_the_formula_right_under_it():
@@ -217,3 +221,56 @@ def test_held_math_opens_only_the_formula_right_under_it():
     finder.hold(scripts)
     far = VBlock([line("PG(s) = PM(s, o).", 150.0, 300.0), line("(1)", 535.0, 300.0)], 0)
     assert finder.take(far, units, 0) and scripts.lines[0] not in units[-1].lines
+
+
+@pytest.mark.parametrize("text, prose_free", [
+    ("it = \u03c3(Wi xt + Ui ht\u22121 + bi)", True),  # an LSTM's gate and bias are names
+    ("yt = softmax(Why ht + by)", True),
+    ("h = \u03c3(W in x)", True),
+    ("min ||w|| subject to yi(w\u00b7xi+b) \u2265 1", True),
+    ("P(c | context) = \u2211n \u03bbi P(c | ai)", True),
+    ("- x + y = z", True),
+    ("We set k = 5 and n = 10.", False),
+    ("Assumption 1. Let m be a positive integer. For any f = (f1, . . . , fn)", False),
+    ("Input: Sentence x = c1, . . . , cl , beam size B, scaled word segmentation model", False),
+    ("(a) Let e = NaiveDecode(f,l, a).", False),
+    ("for all j = 1, ...m and j < C do", False),
+    ("value := Unify(arc1.value, arc2.value);", False),
+])
+def test_prose_in_math_is_told_apart_from_a_formulas_names(text, prose_free):
+    """Lines of real papers (osai_paper06, D12-1046, C04-1091, C02-1050, C92-2068) and
+    formulas of common models: what keeps a block of math out of the formulas."""
+    assert _prose_free(text) is prose_free
+
+
+def test_a_chain_of_held_blocks_opens_the_formula_and_a_stale_chain_does_not():
+    """Synthetic blocks in one column (50-550 pt): two blocks held one under the other both
+    open the formula under them; a block held after prose starts a chain of its own; scripts
+    held over a prose block whose first rows are a formula open that formula."""
+    page = Page(0, 600.0, 800.0, [], edges={"F": (50.0, 550.0)})
+    upper = VBlock([line("E(t|w) =", 150.0, 100.0)], 0)
+    fraction = VBlock([line("1 2", 160.0, 110.0, 8.0)], 0)
+    formula = VBlock([line("\u2211K \u03bbtk = log p0(tk|wk),", 150.0, 120.0), line("(3)", 535.0, 120.0)], 0)
+    finder, units = DisplayFormulas([page]), []
+    for held in (upper, fraction):
+        assert not finder.take(held, units, 0, numbered_only=True)
+        finder.hold(held)
+    assert finder.take(formula, units, 0)
+    assert units[-1].label == "3" and upper.lines[0] in units[-1].lines and fraction.lines[0] in units[-1].lines
+    finder, units = DisplayFormulas([page]), []
+    finder.take(upper, units, 0, numbered_only=True)
+    finder.hold(upper)
+    assert not finder.take(VBlock([line("The energy of a tag sequence is", 50.0, 105.0)], 0), units, 0)
+    finder.hold(fraction)  # a block take never saw (a note-like row in small type)
+    assert finder.held == [fraction]
+    finder, units = DisplayFormulas([page]), []
+    finder.take(upper, units, 0, numbered_only=True)
+    finder.hold(upper)
+    mixed = VBlock([line("\u2211K \u03bbtk = log p0(tk|wk),", 150.0, 112.0), line("(3)", 535.0, 112.0),
+                    line("where the sum runs over all the tags of the sentence and the", 50.0, 126.0),
+                    line("weights are those of the model.", 50.0, 139.0)], 0)
+    assert not finder.take(mixed, units, 0)
+    before, rows, after = finder.split_out(mixed)
+    assert not before and len(after) == 2
+    finder.resume()
+    assert finder.take(VBlock(rows, 0), units, 0) and upper.lines[0] in units[-1].lines

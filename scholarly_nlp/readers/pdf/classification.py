@@ -60,6 +60,9 @@ _REFERENCES_RE = re.compile(
 )
 #: A footnote's opening: its mark, a number or a symbol, then its text ("1 The data ...", "*Corresponding").
 _FOOTNOTE_MARK_RE = re.compile(rf"^(?:{FOOTNOTE_MARK})\s*[^\W\d_]")
+#: A note's opening as a formula's first row cannot be: its mark, then a word ("1 The data",
+#: "* Corresponding"; a fraction's "1 N ∑" is math).
+_NOTE_OPENING_RE = re.compile(rf"^(?:{FOOTNOTE_MARK})\s*[^\W\d_]{{2}}")
 #: What a first page's note on its authors says: whom to write to.
 _AUTHOR_NOTE_RE = re.compile(r"@|corresponding author|e-mail", re.IGNORECASE)
 #: Signs that put a line in a formula ("Tcomm + Tcomp"), not a heading.
@@ -592,7 +595,7 @@ class Classifier:
         # a formula ("PSL =") before heads; one in small type is no footnote, but a plot's
         # "n = 20" is no formula either: that needs a printed number
         small = block.size < 0.88 * self.stats.body_size
-        if not (small and _FOOTNOTE_MARK_RE.match(block.text)) and self._formula(block, numbered_only=small):
+        if not (small and _NOTE_OPENING_RE.match(block.text)) and self._formula(block, numbered_only=small):
             return
         head = self._heading(block)
         if head is not None:
@@ -609,7 +612,7 @@ class Classifier:
             self._add_section(*lone, block, run_in=True)
             return
         if self._author_note(block) or (small and not self._small_type_section(block)):
-            if self.formulas.is_math_block(block) and not _FOOTNOTE_MARK_RE.match(block.text):
+            if self.formulas.is_math_block(block) and not _NOTE_OPENING_RE.match(block.text):
                 self.formulas.hold(block)  # a formula's scripts, set apart: the formula under them opens with them
             self.interrupted = True  # footnotes, affiliations, stray figure text
             # kept aside, so that a paragraph running on past them is still continued
@@ -623,6 +626,7 @@ class Classifier:
         parts = self.formulas.split_out(block)
         if parts is not None:
             before, formula, after = parts
+            self.formulas.resume()  # scripts held over the block open its first part
             if before:
                 self._body(VBlock(before, block.page))
             if not self._formula(VBlock(formula, block.page)):

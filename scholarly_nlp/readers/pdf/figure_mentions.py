@@ -63,11 +63,12 @@ def formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineR
         refs.append(InlineRef(mention.start(), mention.end(), "formula", _formula_target(targets, mention)))
         bracketed = mention.group("bracketed") is not None
         pattern = _BRACKETED_CONTINUATION_RE if bracketed else _BARE_CONTINUATION_RE
-        more = pattern.match(text, mention.end())
-        while more is not None and (bracketed or _formula_target(targets, more) is not None):
+        more, last = pattern.match(text, mention.end()), mention
+        while more is not None and (bracketed or (_formula_target(targets, more) is not None
+                                                  and _after(last, more))):
             start = more.start("bracketed") - 1 if bracketed else more.start("bare")
             refs.append(InlineRef(start, more.end(), "formula", _formula_target(targets, more)))
-            more = pattern.match(text, more.end())
+            more, last = pattern.match(text, more.end()), more
     return refs
 
 
@@ -75,22 +76,46 @@ def formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineR
 #: not an item of an enumeration ("consists of (1) a parser and (2) a tagger").
 _BARE_FORMULA_MENTION_RE = re.compile(
     rf"\b(?:in|into|from|of|by|using|to|with|via|substituting|combining|see)\s+\((?P<bracketed>{_FORMULA_LABEL})\)"
-    rf"(?P<bare>)(?!\s+(?:a|an|the|[a-z]+ing)\b)")
+    rf"(?P<bare>)(?!\s+(?:a|an|the)\b)")
 
 
 def bare_formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRef]:
     """A formula's number in brackets after a word that points at it ("into (16)") and the
     bracketed numbers listed after it ("substituting (13), (14), and (15)"), where the paper
     has a formula of that number; the bracketed number is the mention. A number followed by
-    an article or a verb's -ing form opens an enumeration's item and is none. A citation
-    printed so is the citation linker's, which is asked first."""
+    an article, or followed later in its sentence by the next number after words of its own
+    ("we aim to (1) identify errors and (2) correct them"), opens an enumeration's item and
+    is none. A citation printed so is the citation linker's, which is asked first."""
     refs = []
     for mention in _BARE_FORMULA_MENTION_RE.finditer(text):
+        if _enumerates(text, mention):
+            continue
         while mention is not None and _formula_target(targets, mention) is not None:
             refs.append(InlineRef(mention.start("bracketed") - 1, mention.end("bracketed") + 1, "formula",
                                   _formula_target(targets, mention)))
             mention = _BRACKETED_CONTINUATION_RE.match(text, mention.end())
     return refs
+
+
+def _after(last: re.Match, more: re.Match) -> bool:
+    """Whether a listed bare number follows the one before it ("Equations 3 and 4"; in
+    "Eq. 3 and 2 layers" the 2 counts layers)."""
+    before = re.match(r"\d+", last.group("bracketed") or last.group("bare") or "")
+    after = re.match(r"\d+", more.group("bare") or "")
+    return before is None or after is None or int(after.group()) > int(before.group())
+
+
+def _enumerates(text: str, mention: re.Match) -> bool:
+    """Whether a bracketed number opens an enumeration's item: the next number follows in
+    its sentence after words of its own, not only after a list's separators ("(1) identify
+    errors and (2) correct them", not "(13), (14), and (15)")."""
+    number = re.fullmatch(r"\d+", mention.group("bracketed"))
+    if number is None:
+        return False
+    sentence_end = re.compile(r"[.;?!](?:\s|$)").search(text, mention.end())
+    rest = text[mention.end():sentence_end.start() if sentence_end else len(text)]
+    following = rest.find(f"({int(number.group()) + 1})")
+    return following > 0 and re.search(r"[A-Za-z]{2,}", re.sub(r"\b(?:and|or)\b", " ", rest[:following])) is not None
 
 
 def _formula_target(targets: dict[tuple[str, str], str], match: re.Match) -> Optional[str]:

@@ -167,30 +167,39 @@ _FORMULA_WORDS = frozenset("max min exp log ln sin cos tan arg argmax argmin lim
                            "if otherwise and or for all".split())
 #: Function words of English prose (a formula's "if", "and", "for all" aside).
 _FUNCTION_WORDS = frozenset("the of is are was were be been we our us to in on at by with as that this these which "
-                            "from it its not can will has have than each where given let such also into".split())
+                            "from it its not can will has have than each where given let such also into so when because but".split())
+#: An optimisation's constraint words, a formula's own.
+_CONSTRAINT_RE = re.compile(r"\bsubject to\b|\bs\.t\.", re.IGNORECASE)
 #: Words that open an English sentence (capitalised there): "The", "We", "Let", "Then".
 _OPENERS = frozenset("the we let this these then thus hence since note recall assume suppose consider".split())
 #: An algorithm's or a program's keywords: a line with one is pseudo-code, not a formula.
 _CODE_WORDS = frozenset("do then else end return while until repeat foreach begin".split())
 #: A list item's or a step's label and its first word opening a row ("(a) let m = 0", "2.
-#: calculate", "•"; not a formula's "(t) (t−1)").
-_ITEM_LABEL_RE = re.compile(r"^(?:\(?(?:[a-z]|\d{1,2}|[ivx]{1,4})[.)]\s+[A-Za-z]{2}|[\u2022\u25aa\u25cf\u2013-]\s)")
+#: calculate", "• Union"; not a formula's "(t) (t−1)" or "- x + y = z").
+_ITEM_LABEL_RE = re.compile(r"^(?:\(?(?:[a-z]|\d{1,2}|[ivx]{1,4})[.)]|[\u2022\u25aa\u25cf\u2013-])\s+[A-Za-z]{2}")
 
 
 def _prose_free(text: str) -> bool:
-    """Whether math holds no prose ("We set k = 5 and n = 10.", "of x = ...", "beam size B,
-    scaled word segmentation model"): no function word of prose, no two words of three
-    letters or more, lower case after the first, in a row (a formula's own words aside; a
-    name such as "context" in "P(c | context)" is one word), no pseudo-code keyword, no
-    code's ':=' and no list label in front."""
+    """Whether math holds no prose ("We set k = 5 and n = 10.", "Let m be a positive
+    integer", "beam size B, scaled word segmentation model"): no function word of prose next
+    to a word of two letters or more (an LSTM's gate "it = σ(Wi xt + ...)" and a bias "+ by"
+    are names), no sentence opener, no two words of three letters or more, lower case after
+    the first, in a row (a formula's own words aside; a name such as "context" in "P(c |
+    context)" is one word), no pseudo-code keyword, no code's ':=' and no list label in
+    front. "subject to" and "s.t." are a formula's words."""
+    text = _CONSTRAINT_RE.sub(" ", text)
     if ":=" in text or _ITEM_LABEL_RE.match(text):
         return False
-    words = [t.strip(",.;:()[]{}") for t in text.split()]
+    tokens = text.split()
+    words = [t.strip(",.;:()[]{}") for t in tokens]
     lowered = [w.lower() for w in words]
-    if any(w.lower() in _CODE_WORDS or w in _FUNCTION_WORDS or (w[:1].isupper() and w.lower() in _OPENERS)
-           for w in words):
-        return False  # as printed: "Is" and "As" are names of variables more often than openers
-    prose = [bool(_PROSE_WORD_RE.fullmatch(t)) and w not in _FORMULA_WORDS for t, w in zip(text.split(), lowered)]
+    wordy = [len(w) >= 2 and w.isalpha() for w in words]
+    for i, w in enumerate(words):
+        beside_a_word = (i > 0 and wordy[i - 1]) or (i + 1 < len(words) and wordy[i + 1])
+        if (lowered[i] in _CODE_WORDS or (w[:1].isupper() and lowered[i] in _OPENERS)
+                or (w in _FUNCTION_WORDS and beside_a_word)):
+            return False  # as printed: "Is" and "As" are names of variables more often than words
+    prose = [bool(_PROSE_WORD_RE.fullmatch(t)) and w not in _FORMULA_WORDS for t, w in zip(tokens, lowered)]
     return not any(a and b for a, b in zip(prose, prose[1:]))
 
 
@@ -226,6 +235,7 @@ class DisplayFormulas:
         self.pages = pages
         self.held: list[VBlock] = []
         self._set_aside: list[VBlock] = []  # the chain while ``take`` looks at a block
+        self._refused: Optional[VBlock] = None  # the block ``take`` last said no to
 
     def is_math_block(self, block: VBlock) -> bool:
         """Whether every piece of a block of at most 8 pieces reads as math and the block
@@ -235,10 +245,17 @@ class DisplayFormulas:
                 and not _EXPLAINS_RE.match(block.text) and _prose_free(block.text))
 
     def hold(self, block: VBlock) -> None:
-        """Keep a dropped block of math that ``take`` refused: it goes on the chain ``take``
-        set aside when it is right under the chain's last block, else starts a new one."""
-        chain = self._set_aside if self._set_aside and _adjacent(self._set_aside[-1], block) else []
-        self.held, self._set_aside = chain + [block], []
+        """Keep a dropped block of math: after ``take`` refused it, it goes on the chain
+        ``take`` set aside when it is right under the chain's last block; else (or for a
+        block ``take`` never saw) it starts a new one."""
+        refused = block is self._refused
+        chain = self._set_aside if refused and self._set_aside and _adjacent(self._set_aside[-1], block) else []
+        self.held, self._set_aside, self._refused = chain + [block], [], None
+
+    def resume(self) -> None:
+        """Hold again the chain set aside for a block that ``take`` refused and that is now
+        read in parts (``split_out``): the first part is the one right under it."""
+        self.held, self._set_aside, self._refused = self._set_aside, [], None
 
     def take(self, block: VBlock, units: list[Unit], section: Optional[int], numbered_only: bool = False) -> bool:
         """Whether ``block`` is (part of) a display formula; if so it is added to ``units``:
@@ -248,7 +265,7 @@ class DisplayFormulas:
         starts a formula prints a number, or holds a relation or a big operator, a letter and
         no prose. With ``numbered_only`` (a block in small type: a plot's "n = 20" is none)
         an unnumbered block is one only as part of the formula above it."""
-        self._set_aside, self.held = self.held, []
+        self._set_aside, self.held, self._refused = self.held, [], block
         right = self.pages[block.page].band_edge(block.lines[0])[1]
         lone = _lone_number(block)
         if lone and self._joins(units, block, ""):
@@ -257,7 +274,7 @@ class DisplayFormulas:
             else:
                 units[-1].lines = in_rows(units[-1].lines + block.lines)
                 units[-1].label = lone
-            self._set_aside = []
+            self._set_aside, self._refused = [], None
             return True
         number = printed_number(block.lines, right)
         chain = self._set_aside if self._set_aside and _adjacent(self._set_aside[-1], block) else []
@@ -280,10 +297,11 @@ class DisplayFormulas:
             lines = block.lines
             if chain:
                 lines = [line for held in chain for line in held.lines] + lines
+                # a number held above ("(1)" over "PSL =", set apart from its formula)
                 label = label or next((n for n in map(_lone_number, chain) if n), "") or _label_of(lines, right)
             units.append(Unit("formula", in_rows(lines), section, label=label))
         units.extend(Unit("formula", in_rows(rows), section, label=number) for rows, number in groups[1:])
-        self._set_aside = []
+        self._set_aside, self._refused = [], None
         return True
 
     def split_out(self, block: VBlock) -> Optional[tuple[list[Line], list[Line], list[Line]]]:
