@@ -274,3 +274,12 @@ def test_a_chain_of_held_blocks_opens_the_formula_and_a_stale_chain_does_not():
     assert not before and len(after) == 2
     finder.resume()
     assert finder.take(VBlock(rows, 0), units, 0) and upper.lines[0] in units[-1].lines
+
+
+@pytest.mark.needs_data("pdf-pairs")
+def test_a_number_printed_as_eq_1_numbers_its_formula_and_an_enumeration_across_semicolons_is_no_mention():
+    """A seal study numbers its one formula "(Eq. 1)" and enumerates its aims "to (1)
+    understand ...; (2) provide ...": the formula is number 1, and "(1)" is no mention of it."""
+    paper = read(PAIRS / "ser763_effects-of-disease.pdf")
+    assert formulas(paper) == {"1": "= (1.2209 + 0.01329 \u2217 Mass) \u2217 DaysFastingBreed (Eq. 1)"}
+    assert not [r for b in paper.blocks_of("paragraph") for r in b.refs if r.kind == "formula"]

@@ -112,7 +112,7 @@ def _enumerates(text: str, mention: re.Match) -> bool:
     number = re.fullmatch(r"\d+", mention.group("bracketed"))
     if number is None:
         return False
-    sentence_end = re.compile(r"[.;?!](?:\s|$)").search(text, mention.end())
+    sentence_end = re.compile(r"[.?!](?:\s|$)").search(text, mention.end())  # items often end in ";"
     rest = text[mention.end():sentence_end.start() if sentence_end else len(text)]
     following = rest.find(f"({int(number.group()) + 1})")
     return following > 0 and re.search(r"[A-Za-z]{2,}", re.sub(r"\b(?:and|or)\b", " ", rest[:following])) is not None

@@ -56,8 +56,8 @@ def is_math(text: str) -> bool:
     return wordy < 0.6 * len(tokens) and _MATH_SYMBOL_RE.search(text) is not None
 
 
-#: A display formula's printed number: "(3)", "(12b)", "(2.4)", "(A.1)".
-FORMULA_LABEL_RE = re.compile(r"\(\s*((?:[A-Z]\.?)?[1-9]\d{0,2}(?:\.\d{1,3})?[a-z]?)\s*\)")
+#: A display formula's printed number: "(3)", "(12b)", "(2.4)", "(A.1)", "(Eq. 1)".
+FORMULA_LABEL_RE = re.compile(r"\(\s*(?:Eqn?\.?\s*)?((?:[A-Z]\.?)?[1-9]\d{0,2}(?:\.\d{1,3})?[a-z]?)\s*\)")
 #: A number in brackets: beside a label, a table's row ("(0.760) (0.762)", "(1) (2) (3)").
 _BRACKETED_NUMBER_RE = re.compile(r"\(\s*\d+(?:\.\d+)?\s*\)")
 #: Relations and big operators: an unnumbered block of math is a display formula only with one.
@@ -80,9 +80,12 @@ def printed_number(lines: list[Line], right: float) -> Optional[tuple[Line, str]
     beside it (a Word document's number set after its formula). A label at the left ("(1)
     a. Noun is a part of speech.") numbers a linguistic example."""
     for line in lines:
-        word = line.words[-1]
+        word, label_words = line.words[-1], 1
         match = FORMULA_LABEL_RE.fullmatch(word.text)
-        rest = " ".join(w.text for w in line.words[:-1])
+        if match is None and len(line.words) > 1:  # "(Eq. 1)" is two words
+            match, label_words = FORMULA_LABEL_RE.fullmatch(f"{line.words[-2].text} {word.text}"), 2
+            word = line.words[-2]
+        rest = " ".join(w.text for w in line.words[:-label_words])
         if (match is None or (rest and not is_math(rest)) or _NAMES_A_FORMULA_RE.search(rest)
                 or _BRACKETED_NUMBER_RE.search(rest)):
             continue  # prose numbering its items ("dictionary, (2)"), a mention ("in Equation (8)"), a table
@@ -90,9 +93,9 @@ def printed_number(lines: list[Line], right: float) -> Optional[tuple[Line, str]
         if any(other.x0 > word.x0 for other in mates):
             continue
         size = max(line.size, 1.0)
-        before = [w.x1 for w in line.words[:-1]] + [other.x1 for other in mates if other.x1 <= word.x0 + 0.5]
+        before = [w.x1 for w in line.words[:-label_words]] + [other.x1 for other in mates if other.x1 <= word.x0 + 0.5]
         gap = word.x0 - max(before) if before else float("inf")
-        if (word.x1 >= right - 1.5 * size and gap >= 0.5 * size) or (before and gap >= 2 * size):
+        if (line.words[-1].x1 >= right - 1.5 * size and gap >= 0.5 * size) or (before and gap >= 2 * size):
             return line, match.group(1)
     return None
 
@@ -312,7 +315,8 @@ class DisplayFormulas:
         max c" centred between two lines of prose) and such rows next to them."""
         rows = _rows(block.lines)
         left, right = self.pages[block.page].band_edge(block.lines[0])
-        numbered = any(FORMULA_LABEL_RE.fullmatch(line.words[-1].text) for line in block.lines)
+        numbered = any(FORMULA_LABEL_RE.fullmatch(line.words[-1].text)
+                       or FORMULA_LABEL_RE.fullmatch(" ".join(w.text for w in line.words[-2:])) for line in block.lines)
         for index, row in enumerate(rows):
             if numbered:
                 number = printed_number(row, right)
