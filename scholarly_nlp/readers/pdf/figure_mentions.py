@@ -12,6 +12,7 @@ from typing import Optional
 
 from ...paper import InlineRef
 from ...text.mentions import find_mentions
+from .formulas import FORMULA_NUMBER
 
 
 _LIST_CONTINUATION_RE = re.compile(
@@ -41,16 +42,15 @@ def figure_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRe
     return refs
 
 
-_FORMULA_LABEL = r"(?:[A-Z]\.?)?\d{1,3}(?:\.\d{1,3})?[a-z]?"
 #: "Eq. (3)", "Eqs. 2", "Eqn. 4", "Equation (A.1)": the label with or without its brackets.
 _FORMULA_MENTION_RE = re.compile(
-    rf"\b(?:Eqn?s?\.?|Equations?)\s*(?:\((?P<bracketed>{_FORMULA_LABEL})\)|(?P<bare>{_FORMULA_LABEL})\b)",
+    rf"\b(?:Eqn?s?\.?|Equations?)\s*(?:\((?P<bracketed>{FORMULA_NUMBER})\)|(?P<bare>{FORMULA_NUMBER})\b)",
     re.IGNORECASE)
 _LIST_SEPARATOR = r"\s*(?:,\s*(?:and|or)?|and|&|or|to|\u2013|-)\s*"
 #: More numbers listed after a bracketed one: "(6), (7), and (8)", "(2)\u2013(4)".
-_BRACKETED_CONTINUATION_RE = re.compile(rf"{_LIST_SEPARATOR}\((?P<bracketed>{_FORMULA_LABEL})\)(?P<bare>)")
+_BRACKETED_CONTINUATION_RE = re.compile(rf"{_LIST_SEPARATOR}\((?P<bracketed>{FORMULA_NUMBER})\)(?P<bare>)")
 #: More numbers listed after a bare one: "Equations 3 and 4".
-_BARE_CONTINUATION_RE = re.compile(rf"{_LIST_SEPARATOR}(?P<bare>{_FORMULA_LABEL})\b(?P<bracketed>)")
+_BARE_CONTINUATION_RE = re.compile(rf"{_LIST_SEPARATOR}(?P<bare>{FORMULA_NUMBER})\b(?P<bracketed>)")
 
 
 def formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineRef]:
@@ -75,7 +75,7 @@ def formula_refs(text: str, targets: dict[tuple[str, str], str]) -> list[InlineR
 #: A formula's number alone, after a word that points at it ("substituting (5) into (16)"),
 #: not an item of an enumeration ("consists of (1) a parser and (2) a tagger").
 _BARE_FORMULA_MENTION_RE = re.compile(
-    rf"\b(?:in|into|from|of|by|using|to|with|via|substituting|combining|see)\s+\((?P<bracketed>{_FORMULA_LABEL})\)"
+    rf"\b(?:in|into|from|of|by|using|to|with|via|substituting|combining|see)\s+\((?P<bracketed>{FORMULA_NUMBER})\)"
     rf"(?P<bare>)(?!\s+(?:a|an|the)\b)")
 
 

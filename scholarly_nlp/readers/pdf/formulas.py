@@ -56,8 +56,11 @@ def is_math(text: str) -> bool:
     return wordy < 0.6 * len(tokens) and _MATH_SYMBOL_RE.search(text) is not None
 
 
+#: A display formula's number as printed inside its brackets and in mentions: "3", "12b",
+#: "2.4", "A.1".
+FORMULA_NUMBER = r"(?:[A-Z]\.?)?[1-9]\d{0,2}(?:\.\d{1,3})?[a-z]?"
 #: A display formula's printed number: "(3)", "(12b)", "(2.4)", "(A.1)", "(Eq. 1)".
-FORMULA_LABEL_RE = re.compile(r"\(\s*(?:Eqn?\.?\s*)?((?:[A-Z]\.?)?[1-9]\d{0,2}(?:\.\d{1,3})?[a-z]?)\s*\)")
+FORMULA_LABEL_RE = re.compile(rf"\(\s*(?:Eqn?\.?\s*)?({FORMULA_NUMBER})\s*\)")
 #: A number in brackets: beside a label, a table's row ("(0.760) (0.762)", "(1) (2) (3)").
 _BRACKETED_NUMBER_RE = re.compile(r"\(\s*\d+(?:\.\d+)?\s*\)")
 #: Relations and big operators: an unnumbered block of math is a display formula only with one.
@@ -80,14 +83,13 @@ def printed_number(lines: list[Line], right: float) -> Optional[tuple[Line, str]
     beside it (a Word document's number set after its formula). A label at the left ("(1)
     a. Noun is a part of speech.") numbers a linguistic example."""
     for line in lines:
-        word, label_words = line.words[-1], 1
-        match = FORMULA_LABEL_RE.fullmatch(word.text)
-        if match is None and len(line.words) > 1:  # "(Eq. 1)" is two words
-            match, label_words = FORMULA_LABEL_RE.fullmatch(f"{line.words[-2].text} {word.text}"), 2
-            word = line.words[-2]
+        ending = _number_at_end(line)
+        if ending is None:
+            continue
+        match, label_words = ending
+        word = line.words[-label_words]
         rest = " ".join(w.text for w in line.words[:-label_words])
-        if (match is None or (rest and not is_math(rest)) or _NAMES_A_FORMULA_RE.search(rest)
-                or _BRACKETED_NUMBER_RE.search(rest)):
+        if (rest and not is_math(rest)) or _NAMES_A_FORMULA_RE.search(rest) or _BRACKETED_NUMBER_RE.search(rest):
             continue  # prose numbering its items ("dictionary, (2)"), a mention ("in Equation (8)"), a table
         mates = [other for other in lines if other is not line and _same_row(other, line)]
         if any(other.x0 > word.x0 for other in mates):
@@ -97,6 +99,19 @@ def printed_number(lines: list[Line], right: float) -> Optional[tuple[Line, str]
         gap = word.x0 - max(before) if before else float("inf")
         if (line.words[-1].x1 >= right - 1.5 * size and gap >= 0.5 * size) or (before and gap >= 2 * size):
             return line, match.group(1)
+    return None
+
+
+def _number_at_end(line: Line) -> Optional[tuple[re.Match, int]]:
+    """The printed number a piece ends with and how many words it takes ("(3)" one, "(Eq.
+    1)" two), or None."""
+    match = FORMULA_LABEL_RE.fullmatch(line.words[-1].text)
+    if match is not None:
+        return match, 1
+    if len(line.words) > 1:
+        match = FORMULA_LABEL_RE.fullmatch(f"{line.words[-2].text} {line.words[-1].text}")
+        if match is not None:
+            return match, 2
     return None
 
 
@@ -315,8 +330,7 @@ class DisplayFormulas:
         max c" centred between two lines of prose) and such rows next to them."""
         rows = _rows(block.lines)
         left, right = self.pages[block.page].band_edge(block.lines[0])
-        numbered = any(FORMULA_LABEL_RE.fullmatch(line.words[-1].text)
-                       or FORMULA_LABEL_RE.fullmatch(" ".join(w.text for w in line.words[-2:])) for line in block.lines)
+        numbered = any(_number_at_end(line) is not None for line in block.lines)
         for index, row in enumerate(rows):
             if numbered:
                 number = printed_number(row, right)
