@@ -2,14 +2,16 @@
 
 Issue #19: frozen MiniLM embeddings lift TF-IDF + context by two points at most
 (``contribution_detector_embeddings.py``); the SemEval-2021 Task 11 leaders fine-tuned their
-encoders. This trains the sequential sentence classifier of the role tagger
-(:mod:`scholarly_facet_classifier.role_encoder`: LoRA-adapted all-MiniLM-L6-v2, each sentence
-the mean of its hidden states plus its position, a BiLSTM over the sentences) on the
-introduction sentences of NLPContributionGraph, with one sigmoid output per sentence.
+encoders. This trains the detector's introduction tagger
+(``scholarly_contribution_detector.IntroductionTagger.v1``, the sequential sentence classifier of
+:mod:`scholarly_nlp.ml.sentence_sequence` that the role tagger also uses: LoRA-adapted
+all-MiniLM-L6-v2, each sentence the mean of its hidden states plus its position, a BiLSTM over
+the sentences) on the introduction sentences of NLPContributionGraph, with one sigmoid output
+per sentence.
 
 An introduction (7 to 56 sentences) is longer than one 512-piece sequence, so it is read in
-windows of whole consecutive sentences (:func:`introduction_windows`); the BiLSTM then runs
-over all of the introduction's sentences.
+windows of whole consecutive sentences (:func:`scholarly_nlp.ml.sentence_windows`); the BiLSTM
+then runs over all of the introduction's sentences.
 
 Protocol: the project's split (``grouped_split``: 142 training papers, 35 held-out papers, the
 papers of ``evaluate-detector``'s project run); a fixed schedule (``--epochs``, AdamW with
@@ -43,100 +45,20 @@ from contribution_detector_embeddings import FEATURE_SETS, choose_c, counts, f1,
 BOOTSTRAP = 2000
 
 
-def introduction_windows(tokenizer, sentences, sentence_tokens: int, max_length: int):
-    """Word-piece windows ``[CLS] s_i [SEP] s_i+1 [SEP] ...`` of whole consecutive sentences
-    (each cut to ``sentence_tokens`` pieces) and each sentence's ``(window, start, end)``."""
-    windows, spans = [[tokenizer.cls_token_id]], []
-    for sentence in sentences:
-        piece = (tokenizer(sentence, add_special_tokens=False)["input_ids"] or [tokenizer.unk_token_id])[:sentence_tokens]
-        if len(windows[-1]) + len(piece) + 1 > max_length:
-            windows.append([tokenizer.cls_token_id])
-        window = windows[-1]
-        spans.append((len(windows) - 1, len(window), len(window) + len(piece)))
-        window.extend(piece)
-        window.append(tokenizer.sep_token_id)
-    return windows, spans
+def tagger_of(args):
+    """An unfitted introduction tagger (the detector's ``IntroductionTagger.v1``) with the
+    command line's settings, from the packaged MiniLM."""
+    from scholarly_contribution_detector.tagger import IntroductionTagger
+
+    return IntroductionTagger(epochs=args.epochs, batch_size=args.batch, learn_rate=args.lr, head_lr_scale=args.head_scale,
+                              lora_rank=args.rank, hidden_width=args.hidden, dropout=args.dropout,
+                              positive_weight=args.positive_weight, sentence_tokens=args.sentence_tokens,
+                              max_length=args.max_length)
 
 
-def batch_inputs(tokenizer, intros, sentence_tokens: int, max_length: int, device: str = "cpu"):
-    """Torch inputs of a batch of introductions (lists of sentences), on ``device``."""
-    import torch
-
-    from scholarly_facet_classifier.role_model import position_features
-
-    encoded = [introduction_windows(tokenizer, s, sentence_tokens, max_length) for s in intros]
-    all_windows = [w for windows, _ in encoded for w in windows]
-    length = max(len(w) for w in all_windows)
-    most = max(len(spans) for _, spans in encoded)
-    input_ids = numpy.zeros((len(all_windows), length), dtype="int64")
-    mask = numpy.zeros_like(input_ids)
-    for row, window in enumerate(all_windows):
-        input_ids[row, : len(window)] = window
-        mask[row, : len(window)] = 1
-    pooling = numpy.zeros((len(encoded), most, len(all_windows) * length), dtype="float32")
-    positions = numpy.zeros((len(encoded), most, 3), dtype="float32")
-    first_window = 0
-    for d, (windows, spans) in enumerate(encoded):
-        for k, (w, start, end) in enumerate(spans):
-            offset = (first_window + w) * length
-            pooling[d, k, offset + start : offset + end] = 1.0 / (end - start)
-        positions[d, : len(spans)] = position_features(len(spans))
-        first_window += len(windows)
-    lengths = numpy.asarray([len(spans) for _, spans in encoded], dtype="int64")
-    arrays = dict(input_ids=input_ids, attention_mask=mask, pooling=pooling, positions=positions, lengths=lengths)
-    # pack_padded_sequence wants its lengths on the CPU
-    return {key: torch.from_numpy(value) if key == "lengths" else torch.from_numpy(value).to(device)
-            for key, value in arrays.items()}
-
-
-def build_module(seed: int, rank: int, hidden: int, dropout: float):
-    """LoRA-wrapped MiniLM and a BiLSTM sentence head with one output, and the tokenizer."""
-    import torch
-    from transformers import AutoModel, AutoTokenizer
-
-    from scholarly_nlp.ml import add_lora, resolve_backbone
-
-    torch.manual_seed(seed)
-    source = resolve_backbone(None)
-    encoder = add_lora(AutoModel.from_pretrained(source), rank, dropout=dropout)
-    tokenizer = AutoTokenizer.from_pretrained(source)
-
-    class IntroductionTagger(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.encoder = encoder
-            self.project = torch.nn.Sequential(torch.nn.Linear(encoder.config.hidden_size + 3, hidden),
-                                               torch.nn.LayerNorm(hidden), torch.nn.GELU(), torch.nn.Dropout(dropout))
-            self.lstm = torch.nn.LSTM(hidden, hidden // 2, batch_first=True, bidirectional=True)
-            self.out = torch.nn.Sequential(torch.nn.Dropout(dropout), torch.nn.Linear(hidden, 1))
-
-        def forward(self, input_ids, attention_mask, pooling, positions, lengths):
-            states = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-            flat = states.reshape(-1, states.shape[-1])
-            sentences = torch.cat([torch.matmul(pooling, flat), positions], dim=-1)
-            packed = torch.nn.utils.rnn.pack_padded_sequence(self.project(sentences), lengths, batch_first=True,
-                                                             enforce_sorted=False)
-            context, _ = self.lstm(packed)
-            context, _ = torch.nn.utils.rnn.pad_packed_sequence(context, batch_first=True,
-                                                                total_length=pooling.shape[1])
-            return self.out(context).squeeze(-1)
-
-    return IntroductionTagger(), tokenizer
-
-
-def predict(module, tokenizer, intros, args) -> list[numpy.ndarray]:
-    """Per introduction: its sentences' probabilities."""
-    import torch
-
-    module.eval()
-    out = []
-    with torch.no_grad():
-        for start in range(0, len(intros), args.batch):
-            chunk = intros[start : start + args.batch]
-            logits = module(**batch_inputs(tokenizer, chunk, args.sentence_tokens, args.max_length, args.device))
-            probs = torch.sigmoid(logits).cpu().numpy()
-            out.extend(probs[i, : len(s)] for i, s in enumerate(chunk))
-    return out
+def predict(model, intros) -> list[numpy.ndarray]:
+    """Per introduction: its sentences' probabilities from a fitted tagger."""
+    return model.predict([list(s) for s in intros])
 
 
 def outcome_of(probs: list[numpy.ndarray], labels: list[numpy.ndarray]) -> numpy.ndarray:
@@ -152,62 +74,29 @@ def summary(outcome: numpy.ndarray) -> dict:
 
 
 def fine_tune(seed: int, train_intros, train_labels, args, after_epoch=None):
-    """Fine-tune one model on introductions (lists of sentences) and their per-sentence labels
-    at the fixed schedule of ``args``; ``after_epoch(epoch, module, tokenizer, mean_loss)`` is
-    called after each epoch. Returns ``(module, tokenizer)``."""
-    import torch
+    """Fine-tune one tagger on introductions (lists of sentences) and their per-sentence labels
+    at the fixed schedule of ``args`` (the detector's :func:`fit_introduction_tagger`);
+    ``after_epoch(epoch, model, mean_loss)`` is called after each epoch. Returns the model."""
+    from scholarly_contribution_detector.tagger import fit_introduction_tagger
 
-    module, tokenizer = build_module(seed, args.rank, args.hidden, args.dropout)
-    module.to(args.device)
-    head = [p for n, p in module.named_parameters() if not n.startswith("encoder.") and p.requires_grad]
-    adapters = [p for n, p in module.named_parameters() if n.startswith("encoder.") and p.requires_grad]
-    optimizer = torch.optim.AdamW([{"params": adapters, "lr": args.lr}, {"params": head, "lr": args.lr * args.head_scale}],
-                                  weight_decay=0.01)
-    steps_per_epoch = -(-len(train_intros) // args.batch)
-    total = steps_per_epoch * args.epochs
-    warmup = max(1, total // 10)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(total - warmup, 1))))
-    rng = numpy.random.default_rng(seed)
-    for epoch in range(args.epochs):
-        module.train()
-        order = rng.permutation(len(train_intros))
-        losses = []
-        for start in range(0, len(order), args.batch):
-            chosen = order[start : start + args.batch]
-            intros = [train_intros[i] for i in chosen]
-            logits = module(**batch_inputs(tokenizer, intros, args.sentence_tokens, args.max_length, args.device))
-            target = torch.zeros_like(logits)
-            mask = torch.zeros_like(logits)
-            for row, i in enumerate(chosen):
-                target[row, : len(train_labels[i])] = torch.from_numpy(train_labels[i].astype("float32")).to(args.device)
-                mask[row, : len(train_labels[i])] = 1.0
-            weight = mask * torch.where(target > 0.5, args.positive_weight, 1.0)
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, target, weight=weight, reduction="sum")
-            loss = loss / mask.sum()
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            losses.append(float(loss))
-        if after_epoch is not None:
-            after_epoch(epoch + 1, module, tokenizer, float(numpy.mean(losses)))
-    return module, tokenizer
+    model = tagger_of(args)
+    fit_introduction_tagger(model, train_intros, train_labels, seed=seed, device=args.device,
+                            after_epoch=None if after_epoch is None else lambda epoch, loss: after_epoch(epoch, model, loss))
+    return model
 
 
 def train_seed(seed: int, train_intros, train_labels, test_intros, test_labels, args) -> tuple[dict, numpy.ndarray]:
     """Fine-tune one model; its held-out summary (and per-epoch log) and per-paper counts."""
     log = []
 
-    def held_out_f1(epoch, module, tokenizer, loss):
-        held_out = summary(outcome_of(predict(module, tokenizer, test_intros, args), test_labels))
+    def held_out_f1(epoch, model, loss):
+        held_out = summary(outcome_of(predict(model, test_intros), test_labels))
         log.append({"epoch": epoch, "train_loss": loss, "held_out_f1": held_out["f1"]})
         print(f"seed {seed} epoch {epoch}: loss {loss:.3f}, held-out F1 {held_out['f1']:.3f} "
               f"(P {held_out['precision']:.3f} R {held_out['recall']:.3f})", flush=True)
 
-    module, tokenizer = fine_tune(seed, train_intros, train_labels, args, held_out_f1)
-    outcome = outcome_of(predict(module, tokenizer, test_intros, args), test_labels)
+    model = fine_tune(seed, train_intros, train_labels, args, held_out_f1)
+    outcome = outcome_of(predict(model, test_intros), test_labels)
     return {**summary(outcome), "epochs": log}, outcome
 
 

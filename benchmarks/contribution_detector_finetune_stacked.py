@@ -60,10 +60,10 @@ def tagger_scores(folds, train_ids, held_ids, rows_of, seed: int, args) -> tuple
         fitted = [pid for pid in train_ids if pid not in fold]
         scored = [pid for pid in train_ids if pid in fold]
         started = time.perf_counter()
-        module, tokenizer = fine_tune(seed, [intros[p] for p in fitted], [labels[p] for p in fitted], args)
-        for pid, probs in zip(scored, predict(module, tokenizer, [intros[p] for p in scored], args)):
+        model = fine_tune(seed, [intros[p] for p in fitted], [labels[p] for p in fitted], args)
+        for pid, probs in zip(scored, predict(model, [intros[p] for p in scored])):
             oof[pid] = numpy.asarray(probs, dtype=numpy.float64)
-        for pid, probs in zip(held_ids, predict(module, tokenizer, [intros[p] for p in held_ids], args)):
+        for pid, probs in zip(held_ids, predict(model, [intros[p] for p in held_ids])):
             held[pid].append(numpy.asarray(probs, dtype=numpy.float64))
         print(f"seed {seed} fold {k}: {len(fitted)} papers fitted, {time.perf_counter() - started:.0f} s", flush=True)
     return oof, {pid: numpy.mean(runs, axis=0) for pid, runs in held.items()}

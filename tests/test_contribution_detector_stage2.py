@@ -148,6 +148,7 @@ def test_fit_stage2_learns_from_every_introduction_sentence(stacked, ncg_docs):
     nlp, _, fitted = stacked
     gold = [g for d in ncg_docs[:18] for g in d._.contribution_gold]
     outcome = fitted.pop("embedding_scorer")
+    assert fitted.pop("tagger") is None  # no tagger configured
     assert fitted == {"papers": 18, "sentences": len(gold), "positives": sum(int(g["label"]) for g in gold)}
     detector = nlp.get_pipe("contribution_detector")
     # the reported outcomes are those of the out-of-fold probabilities stage 2 learnt from

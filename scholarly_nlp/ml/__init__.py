@@ -53,6 +53,12 @@ _EXPORTS = {
     "mean_pool": "sentence_encoder",
     "shared_transformer_config": "abstract_spans",
     "title_abstract_windows": "abstract_spans",
+    "N_POSITION_FEATURES": "sentence_sequence",
+    "position_features": "sentence_sequence",
+    "sentence_windows": "sentence_sequence",
+    "sequence_batch": "sentence_sequence",
+    "sentence_sequence_module": "sentence_sequence",
+    "plain_encoder": "sentence_sequence",
 }
 
 __all__ = sorted({"BiEncoderScorer", "BoostedTrees", "CrossEncoder", "LogisticRegression", *_EXPORTS})

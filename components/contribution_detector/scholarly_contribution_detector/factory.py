@@ -28,17 +28,23 @@ its introduction* (:mod:`.stacking`: neighbours' probabilities, rank, position, 
 title and to the abstract's sentences with the frozen ``sentence_encoder``, first cue phrases).
 With an ``embedding_scorer`` (a ``scholarly_nlp.LogisticRegression.v1`` over the frozen
 embeddings of each sentence and its neighbours and the sentence's place in the paper), stage 2
-also sees that second stage-1 probability and its relations. ``spacy train`` leaves both
+also sees that second stage-1 probability and its relations; with a ``tagger`` (a
+``scholarly_contribution_detector.IntroductionTagger.v1``, :mod:`.tagger`: the backbone
+fine-tuned through LoRA over whole introductions), a third. ``spacy train`` leaves them
 unfitted, and an unfitted stage 2 is skipped. :meth:`ContributionDetector.fit_stage2` fits the
-embedding scorer on the gold labels, once per fold of the training papers and then on all of
-them, and the trees on out-of-fold probabilities of both stage-1 scorers (the n-gram model's
-from :func:`.stacking.out_of_fold_scores`; the contribution linker project's
-``fit-detector-stage2`` step); both are saved with the pipe.
+embedding scorer and the tagger on the gold labels, once per fold of the training papers and
+then on all of them, and the trees on out-of-fold probabilities of all the stage-1 scorers (the
+n-gram model's from :func:`.stacking.out_of_fold_scores`; the contribution linker project's
+``fit-detector-stage2`` step); all are saved with the pipe (the tagger as a LoRA adapter and
+its head, beside a reference to the backbone). Trees record which scorers they were fitted
+with, so a pipeline fitted with fewer scorers loads and runs as it was fitted.
 """
 
 # No ``from __future__ import annotations``: spaCy validates initialize()'s settings from its
 # signature with pydantic, which must resolve the annotations.
+import shutil
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -53,12 +59,15 @@ from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec, abstract_sentences
 from scholarly_nlp.ml import (DEFAULT_BACKBONE, TrainingState, backbone_record_name, drop_trees, drop_weights,
-                              fit_boosted_trees, fit_logistic_regression, has_trees, has_weights)
+                              fit_boosted_trees, fit_logistic_regression, folder_from_bytes, folder_to_bytes,
+                              has_trees, has_weights)
 
 from .data import CUE_PATTERNS, cue_flags, id_folds
 from .features import contribution_sentences, introduction_features, model_docs
 from .stacking import (ABSTRACT_COLUMNS, NEIGHBOURS, abstract_similarity, introduction_context, neighbour_vectors,
                        paper_ids, sentence_context, stage2_matrix)
+from .tagger import (TAGGER_MODEL, drop_introduction_tagger, fit_introduction_tagger, has_introduction_tagger,
+                     load_introduction_tagger, move_introduction_tagger, save_introduction_tagger, unfitted_copy)
 
 ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
 
@@ -98,7 +107,8 @@ STAGE2_FILE = "stage2"
 STAGE2_MODEL = "scholarly_nlp.boosted_trees"
 EMBEDDING_FILE = "embedding_scorer"
 EMBEDDING_MODEL = "scholarly_nlp.logistic_regression"
-STAGE2_RECORDS = ("abstract", "cue_window", "embedding_scorer", "sentence_encoder")
+TAGGER_FILE = "tagger"
+STAGE2_RECORDS = ("abstract", "cue_window", "embedding_scorer", "sentence_encoder", "tagger")
 """What fitted trees record in their attrs about the features they were fitted on."""
 RELATIONAL_WIDTH = 2 * NEIGHBOURS + 6
 """Features per stage-1 probability set (:func:`.stacking.relational_features`)."""
@@ -108,7 +118,7 @@ SPEC = ComponentSpec(
     name="contribution_detector",
     default_config={"model": DEFAULT_MODEL, "threshold": 0.5, "positive_weight": 4.5, "stage2": DEFAULT_STAGE2,
                     "embedding_scorer": DEFAULT_EMBEDDING_SCORER, "stage2_cue_window": False,
-                    "sentence_encoder": DEFAULT_BACKBONE},
+                    "sentence_encoder": DEFAULT_BACKBONE, "tagger": None},
     assigns=list(ASSIGNS),
     default_score_weights={"contribution_f1": 1.0, "contribution_p": 0.0, "contribution_r": 0.0},
     extensions={
@@ -127,11 +137,12 @@ SPEC = ComponentSpec(
 @SPEC.factory
 def make_contribution_detector(nlp: Language, name: str, model: Model, threshold: float,
                                positive_weight: float, stage2: Optional[Model], embedding_scorer: Optional[Model],
-                               stage2_cue_window: bool, sentence_encoder: str) -> "ContributionDetector":
+                               stage2_cue_window: bool, sentence_encoder: str,
+                               tagger: Optional[Model]) -> "ContributionDetector":
     """spaCy factory of the contribution detector."""
     return ContributionDetector(nlp.vocab, model, name, threshold=threshold, positive_weight=positive_weight,
                                 stage2=stage2, embedding_scorer=embedding_scorer,
-                                stage2_cue_window=stage2_cue_window, sentence_encoder=sentence_encoder)
+                                stage2_cue_window=stage2_cue_window, sentence_encoder=sentence_encoder, tagger=tagger)
 
 
 def gold_items(doc: Doc) -> list[dict]:
@@ -147,7 +158,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
     def __init__(self, vocab: Vocab, model: Model, name: str = "contribution_detector", *,
                  threshold: float = 0.5, positive_weight: float = 4.5, stage2: Optional[Model] = None,
                  embedding_scorer: Optional[Model] = None, stage2_cue_window: bool = False,
-                 sentence_encoder: str = DEFAULT_BACKBONE):
+                 sentence_encoder: str = DEFAULT_BACKBONE, tagger: Optional[Model] = None):
         if not 0.0 <= float(threshold) <= 1.0:
             raise ValueError(f"contribution_detector: threshold must be in [0, 1], got {threshold!r}")
         if not float(positive_weight) > 0:
@@ -161,11 +172,15 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if embedding_scorer is not None and embedding_scorer.name != EMBEDDING_MODEL:
             raise ValueError("contribution_detector: embedding_scorer must be a scholarly_nlp.LogisticRegression.v1 "
                              f"model, got {embedding_scorer.name!r}")
+        if tagger is not None and tagger.name != TAGGER_MODEL:
+            raise ValueError("contribution_detector: tagger must be a "
+                             f"scholarly_contribution_detector.IntroductionTagger.v1 model, got {tagger.name!r}")
         self.cfg = {"threshold": float(threshold), "positive_weight": float(positive_weight)}
         # The config, not the saved cfg, says which encoder and features stage 2 uses: what a
         # fitted stage 2 was fitted with is recorded in its attrs and checked (check_stage2).
         self.stage2 = stage2
         self.embedding_scorer = embedding_scorer
+        self.tagger = tagger
         self.stage2_cue_window = bool(stage2_cue_window)
         self.sentence_encoder = str(sentence_encoder)
         # the sentence Docs only feed hashed n-grams to the model: keep their strings out of nlp.vocab
@@ -181,6 +196,11 @@ class ContributionDetector(TrainingState, TrainablePipe):
     def stage2_uses_embeddings(self) -> bool:
         """Whether the fitted stage 2 was fitted with the embedding scorer's probabilities."""
         return self.has_stage2 and bool(self.stage2.attrs.get("embedding_scorer"))
+
+    @property
+    def stage2_uses_tagger(self) -> bool:
+        """Whether the fitted stage 2 was fitted with the introduction tagger's probabilities."""
+        return self.has_stage2 and bool(self.stage2.attrs.get("tagger"))
 
     @property
     def stage2_uses_abstract(self) -> bool:
@@ -222,7 +242,7 @@ class ContributionDetector(TrainingState, TrainablePipe):
             return stage1
         self.check_stage2()
         matrices = self.stage2_features(docs, [probs for _, probs in stage1], embeddings=self.stage2_uses_embeddings,
-                                        abstract=self.stage2_uses_abstract)
+                                        abstract=self.stage2_uses_abstract, tagger=self.stage2_uses_tagger)
         out = []
         for doc, (sentences, probs), matrix in zip(docs, stage1, matrices):
             if len(sentences):
@@ -242,13 +262,17 @@ class ContributionDetector(TrainingState, TrainablePipe):
                           "old scores are dropped; fit them again (fit-detector-stage2)", stacklevel=3)
             drop_trees(self.stage2)
 
-    def stage2_width(self, embeddings: Optional[bool] = None, abstract: bool = True) -> int:
+    def stage2_width(self, embeddings: Optional[bool] = None, abstract: bool = True,
+                     tagger: Optional[bool] = None) -> int:
         """How many features :meth:`stage2_features` computes per sentence with this config
-        (``embeddings``: with the embedding scorer's probabilities, by default when one is
-        configured; ``abstract``: with the cosines to the abstract, as :meth:`fit_stage2` fits)."""
+        (``embeddings``, ``tagger``: with the embedding scorer's, the introduction tagger's
+        probabilities, by default when one is configured; ``abstract``: with the cosines to the
+        abstract, as :meth:`fit_stage2` fits)."""
         if embeddings is None:
             embeddings = self.embedding_scorer is not None
-        return (RELATIONAL_WIDTH * (2 if embeddings else 1) + 8 + 2 * len(CUE_PATTERNS)
+        if tagger is None:
+            tagger = self.tagger is not None
+        return (RELATIONAL_WIDTH * (1 + bool(embeddings) + bool(tagger)) + 8 + 2 * len(CUE_PATTERNS)
                 + (ABSTRACT_COLUMNS if abstract else 0) + (3 * len(CUE_PATTERNS) if self.stage2_cue_window else 0))
 
     def check_stage2(self) -> None:
@@ -262,7 +286,10 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if self.stage2_uses_embeddings and not (self.embedding_scorer is not None and has_weights(self.embedding_scorer)):
             raise ValueError("contribution_detector: stage 2 was fitted with the embedding scorer's probabilities, but "
                              "the pipe has no fitted embedding_scorer: fit both again (fit-detector-stage2)")
-        width = self.stage2_width(self.stage2_uses_embeddings, self.stage2_uses_abstract)
+        if self.stage2_uses_tagger and not (self.tagger is not None and has_introduction_tagger(self.tagger)):
+            raise ValueError("contribution_detector: stage 2 was fitted with the introduction tagger's probabilities, "
+                             "but the pipe has no fitted tagger: fit both again (fit-detector-stage2)")
+        width = self.stage2_width(self.stage2_uses_embeddings, self.stage2_uses_abstract, self.stage2_uses_tagger)
         if self.stage2.get_dim("nI") != width:
             raise ValueError(f"contribution_detector: stage 2 was fitted on {self.stage2.get_dim('nI')} features per "
                              f"sentence; this version computes {width}: fit it again (fit-detector-stage2)")
@@ -338,7 +365,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
     def stage2_features(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *,
                         embeddings: bool = False, abstract: bool = True,
                         embedding_probs: Optional[Sequence[Sequence[float]]] = None,
-                        embedded: Optional[Sequence[tuple]] = None) -> list[numpy.ndarray]:
+                        embedded: Optional[Sequence[tuple]] = None, tagger: bool = False,
+                        tagger_probs: Optional[Sequence[Sequence[float]]] = None) -> list[numpy.ndarray]:
         """Per doc, the stage-2 rows of its introduction sentences (:func:`.stacking.stage2_matrix`)
         from their stage-1 probabilities ``stage1_probs`` (one array per doc, aligned with
         :func:`.features.introduction_features`); titles, introductions and abstracts are embedded in one call.
@@ -346,7 +374,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
         when given (out-of-fold ones, for fitting), else the fitted scorer's. With ``abstract``
         (as :meth:`fit_stage2` fits), the context ends with the sentences'
         :func:`.stacking.abstract_similarity`. ``embedded``: the docs' :meth:`embed_introductions`,
-        when the caller has them."""
+        when the caller has them. With ``tagger``, the introduction tagger's probabilities come
+        after stage 1's: ``tagger_probs`` when given (out-of-fold ones), else the fitted tagger's."""
         if embedded is None:
             embedded = self.embed_introductions(docs, abstract=abstract)
         for doc, (spans, _, _, _), probs in zip(docs, embedded, stage1_probs):
@@ -355,6 +384,8 @@ class ContributionDetector(TrainingState, TrainablePipe):
                                  f"{len(spans)} introduction sentences of the doc {doc_label(doc)}")
         if embeddings and embedding_probs is None:
             embedding_probs = self.embedding_probs(docs, embedded)
+        if tagger and tagger_probs is None:
+            tagger_probs = self.tagger_probs([spans for spans, _, _, _ in embedded])
         out = []
         for i, ((spans, title, vectors, abstract_vectors), probs) in enumerate(zip(embedded, stage1_probs)):
             cues = [cue_flags(s.text) for s in spans]
@@ -364,8 +395,32 @@ class ContributionDetector(TrainingState, TrainablePipe):
                 context = introduction_context([], numpy.zeros((0, 1)), numpy.zeros(1))
             if abstract:
                 context = numpy.hstack([context, abstract_similarity(vectors, abstract_vectors)])
-            inputs = ([embedding_probs[i]] if embeddings else []) + [probs]
+            inputs = ([embedding_probs[i]] if embeddings else []) + [probs] + ([tagger_probs[i]] if tagger else [])
             out.append(stage2_matrix(inputs, context, cues if self.stage2_cue_window else None))
+        return out
+
+    def tagger_probs(self, introductions: Sequence[Sequence[Any]]) -> list[numpy.ndarray]:
+        """The fitted introduction tagger's probability for each sentence (Span) of each
+        introduction, on the device of :meth:`encoder_device` (the CPU unless the pipe runs on a GPU)."""
+        move_introduction_tagger(self.tagger, self.encoder_device())
+        return self.tagger.predict([[s.text for s in spans] for spans in introductions])
+
+    def out_of_fold_tagger_probs(self, docs: Sequence[Doc], labels: Sequence[numpy.ndarray], *, folds: int,
+                                 seed: int, device: str = "cpu") -> list[numpy.ndarray]:
+        """Per doc, the introduction tagger's probabilities from a tagger fine-tuned (on the torch
+        ``device``) on the other folds (the folds of :meth:`out_of_fold_embedding_probs`);
+        ``labels``: each doc's gold per introduction sentence."""
+        ids = paper_ids(docs, "contribution_detector.fit_stage2")
+        intros = [[s.text for s in introduction_features(doc)[0]] for doc in docs]
+        out: list[Optional[numpy.ndarray]] = [None] * len(docs)
+        for fold in id_folds(ids, folds, seed):
+            train = [i for i, paper_id in enumerate(ids) if paper_id not in fold and intros[i]]
+            scored = [i for i, paper_id in enumerate(ids) if paper_id in fold]
+            tagger = unfitted_copy(self.tagger)
+            fit_introduction_tagger(tagger, [intros[i] for i in train], [labels[i] for i in train], seed=seed,
+                                    device=device)
+            for i, probs in zip(scored, tagger.predict([intros[i] for i in scored])):
+                out[i] = probs
         return out
 
     def out_of_fold_embedding_probs(self, docs: Sequence[Doc], embedded: Sequence[tuple],
@@ -389,14 +444,15 @@ class ContributionDetector(TrainingState, TrainablePipe):
         return out
 
     def fit_stage2(self, docs: Sequence[Doc], stage1_probs: Sequence[Sequence[float]], *, seed: int = 0,
-                   folds: int = 5) -> dict:
+                   folds: int = 5, device: str = "cpu") -> dict:
         """Fit stage 2 on training Docs with gold (``doc._.contribution_gold``) from their
         *out-of-fold* stage-1 probabilities (:func:`.stacking.out_of_fold_scores`) and the
         sentences' cosines to the abstract (recorded as ``abstract`` in its attrs); with an
-        ``embedding_scorer``, also fit it: once per fold of ``folds`` (its out-of-fold
-        probabilities are what stage 2 learns from), then on all the docs. Returns
-        ``{"papers", "sentences", "positives", "embedding_scorer"}`` (the last: the embedding
-        scorer's out-of-fold ``tp``, ``fp``, ``fn`` at the threshold, or None without one)."""
+        ``embedding_scorer`` or a ``tagger``, also fit it: once per fold of ``folds`` (its
+        out-of-fold probabilities are what stage 2 learns from), then on all the docs (the
+        tagger is fine-tuned on the torch ``device``). Returns ``{"papers", "sentences",
+        "positives", "embedding_scorer", "tagger"}`` (the last two: that scorer's out-of-fold
+        ``tp``, ``fp``, ``fn`` at the threshold, or None without one)."""
         if self.stage2 is None:
             raise ValueError("contribution_detector: no stage2 model is configured")
         docs = list(docs)
@@ -415,30 +471,42 @@ class ContributionDetector(TrainingState, TrainablePipe):
                                  f"{doc_label(doc)} have no gold label (first: {missing[0]!r})")
             labels.append(numpy.array([gold[(s.start, s.end)] for s in spans], dtype=int))
         embeddings = self.embedding_scorer is not None
-        papers = len(set(paper_ids(docs, "contribution_detector.fit_stage2"))) if embeddings else folds
+        tagger = self.tagger is not None
+        papers = len(set(paper_ids(docs, "contribution_detector.fit_stage2"))) if embeddings or tagger else folds
         if papers < folds:
-            raise ValueError(f"contribution_detector: the embedding scorer is fitted out of fold over {folds} folds, "
-                             f"but the docs hold {papers} papers")
+            raise ValueError(f"contribution_detector: the embedding scorer and tagger are fitted out of fold over "
+                             f"{folds} folds, but the docs hold {papers} papers")
         embedded = self.embed_introductions(docs)
-        oof, outcome = None, None
-        if embeddings:
-            oof = self.out_of_fold_embedding_probs(docs, embedded, labels, folds=folds, seed=seed)
-            chosen = numpy.concatenate(oof) >= self.cfg["threshold"]
-            truth = numpy.concatenate(labels).astype(bool)
-            outcome = {"tp": int((chosen & truth).sum()), "fp": int((chosen & ~truth).sum()),
-                       "fn": int((~chosen & truth).sum())}
+        truth = numpy.concatenate(labels).astype(bool)
+        oof = self.out_of_fold_embedding_probs(docs, embedded, labels, folds=folds, seed=seed) if embeddings else None
+        tagger_oof = (self.out_of_fold_tagger_probs(docs, labels, folds=folds, seed=seed, device=device)
+                      if tagger else None)
         matrices = self.stage2_features(docs, stage1_probs, embeddings=embeddings, abstract=True, embedding_probs=oof,
-                                        embedded=embedded)
+                                        embedded=embedded, tagger=tagger, tagger_probs=tagger_oof)
         y = numpy.concatenate(labels)
         fit_boosted_trees(self.stage2, numpy.vstack(matrices), y, seed=seed)
         if embeddings:
             rows = [r for r in self.embedding_features(docs, embedded) if len(r)]
             fit_logistic_regression(self.embedding_scorer, numpy.vstack(rows), y, seed=seed)
+        if tagger:
+            intros = [[s.text for s in spans] for spans, _, _, _ in embedded]
+            fit_introduction_tagger(self.tagger, intros, labels, seed=seed, device=device)
+            move_introduction_tagger(self.tagger, self.encoder_device() or "cpu")
         self.stage2.attrs["abstract"] = True
         self.stage2.attrs["cue_window"] = self.stage2_cue_window
         self.stage2.attrs["embedding_scorer"] = embeddings
+        self.stage2.attrs["tagger"] = tagger
         self.stage2.attrs["sentence_encoder"] = backbone_record_name(self.sentence_encoder)
-        return {"papers": len(docs), "sentences": len(y), "positives": int(y.sum()), "embedding_scorer": outcome}
+        return {"papers": len(docs), "sentences": len(y), "positives": int(y.sum()),
+                "embedding_scorer": self.outcome(oof, truth) if embeddings else None,
+                "tagger": self.outcome(tagger_oof, truth) if tagger else None}
+
+    def outcome(self, probs: Sequence[numpy.ndarray], truth: numpy.ndarray) -> dict[str, int]:
+        """``{"tp", "fp", "fn"}`` of per-doc probabilities at the threshold against the docs'
+        concatenated gold ``truth``."""
+        chosen = numpy.concatenate(probs) >= self.cfg["threshold"]
+        return {"tp": int((chosen & truth).sum()), "fp": int((chosen & ~truth).sum()),
+                "fn": int((~chosen & truth).sum())}
 
     def set_annotations(self, docs: Iterable[Doc], predictions: list[tuple[list, numpy.ndarray]]) -> None:
         """Write ``contribution_scores`` and ``contribution_sentence_offsets`` (see the module docstring)."""
@@ -565,41 +633,47 @@ class ContributionDetector(TrainingState, TrainablePipe):
         return {"contribution_p": precision, "contribution_r": recall, "contribution_f1": f1}
 
     # -- serialisation ----------------------------------------------------------------
-    def fitted_parts(self) -> dict[str, tuple[Optional[Model], Callable[[Model], bool], Callable[[Model], None]]]:
-        """The parts fitted outside ``spacy train``, by file name: ``(model, is fitted, forget the fit)``."""
-        return {STAGE2_FILE: (self.stage2, has_trees, drop_trees),
-                EMBEDDING_FILE: (self.embedding_scorer, has_weights, drop_weights)}
+    def fitted_parts(self) -> dict[str, "FittedPart"]:
+        """The parts fitted outside ``spacy train``, by file name."""
+        return {STAGE2_FILE: FittedPart(self.stage2, has_trees, drop_trees),
+                EMBEDDING_FILE: FittedPart(self.embedding_scorer, has_weights, drop_weights),
+                TAGGER_FILE: FittedPart(self.tagger, has_introduction_tagger, drop_introduction_tagger,
+                                        save_introduction_tagger, load_introduction_tagger, folder=True)}
 
     def to_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> None:
-        """Save the pipe as spaCy does, plus the fitted stage 2 (``stage2``) and embedding scorer
-        (``embedding_scorer``) when there are (and no stale file of either when there are not)."""
+        """Save the pipe as spaCy does, plus the fitted stage 2 (``stage2``), embedding scorer
+        (``embedding_scorer``) and introduction tagger (folder ``tagger``) when there are (and no
+        stale file or folder of any when there are not)."""
         super().to_disk(path, exclude=exclude)
-        for name, (model, fitted, _) in self.fitted_parts().items():
+        for name, part in self.fitted_parts().items():
             if name in exclude:
                 continue
             part_path = Path(path) / name
-            if model is not None and fitted(model):
-                model.to_disk(part_path)
+            if part.is_fitted:
+                part.save(part.model, part_path)
+            elif part_path.is_dir():
+                shutil.rmtree(part_path)
             elif part_path.exists():
                 part_path.unlink()
 
     def from_disk(self, path: Any, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
         """Load what :meth:`to_disk` wrote; a folder without ``stage2`` (such as one saved before
         stage 2 existed) gives a detector without a fitted stage 2, and likewise for the
-        embedding scorer."""
+        embedding scorer and the tagger."""
         super().from_disk(path, exclude=exclude)
-        for name in self.fitted_parts():
+        for name, part in self.fitted_parts().items():
             part_path = Path(path) / name
             if name not in exclude:
-                self._load_part(name, (lambda model, p=part_path: model.from_disk(p)) if part_path.exists() else None,
-                                str(path))
+                self._load_part(name, (lambda model, p=part_path, load=part.load: load(model, p))
+                                if part_path.exists() else None, str(path))
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
-        """The pipe's bytes as spaCy writes them, with the fitted parts' (stage 2, embedding scorer)."""
+        """The pipe's bytes as spaCy writes them, with the fitted parts' (stage 2, embedding
+        scorer, tagger)."""
         data = {"pipe": super().to_bytes(exclude=exclude)}
-        for name, (model, fitted, _) in self.fitted_parts().items():
-            data[name] = model.to_bytes() if model is not None and fitted(model) and name not in exclude else None
+        for name, part in self.fitted_parts().items():
+            data[name] = part.to_bytes() if part.is_fitted and name not in exclude else None
         return srsly.msgpack_dumps(data)
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ContributionDetector":
@@ -609,31 +683,65 @@ class ContributionDetector(TrainingState, TrainablePipe):
         if not (isinstance(data, dict) and "pipe" in data):
             data = {"pipe": bytes_data}
         super().from_bytes(data["pipe"], exclude=exclude)
-        for name in self.fitted_parts():
+        for name, part in self.fitted_parts().items():
             if name not in exclude:
-                part = data.get(name)
-                self._load_part(name, (lambda model, b=part: model.from_bytes(b)) if part is not None else None,
-                                "the bytes")
+                stored = data.get(name)
+                self._load_part(name, (lambda model, b=stored, p=part: p.from_bytes(model, b))
+                                if stored is not None else None, "the bytes")
         return self
 
     def _load_part(self, name: str, load: Optional[Callable[[Model], Any]], source: str) -> None:
         """Load the fitted part ``name`` that ``source`` holds with ``load(model)``; ``load``
         None: ``source`` holds none, and any fit the pipe had is dropped."""
-        model, fitted, drop = self.fitted_parts()[name]
+        part = self.fitted_parts()[name]
+        model = part.model
         if model is not None and name == STAGE2_FILE:
             # thinc keeps attrs the loaded bytes lack: trees saved before a record existed must
             # not inherit the one of the trees they replace
             for key in STAGE2_RECORDS:
                 model.attrs.pop(key, None)
         if load is None:
-            if model is not None and fitted(model):
-                drop(model)
+            if part.is_fitted:
+                part.drop(model)
             return
         if model is None:
             raise ValueError(f"contribution_detector: {source} holds a fitted {name} but the config has no {name} model")
-        if fitted(model):  # thinc refuses new widths while params are set
-            drop(model)
+        if part.is_fitted:  # thinc refuses new widths while params are set
+            part.drop(model)
         load(model)
+
+
+@dataclass(frozen=True)
+class FittedPart:
+    """A part of the detector fitted outside ``spacy train``: its model (None when the config
+    has none), whether it is fitted, how to forget the fit, and how it saves (``save(model,
+    path)``, ``load(model, path)``: thinc's own files by default; ``folder``: the part saves as
+    a folder, packed as a tar archive in the pipe's bytes)."""
+
+    model: Optional[Model]
+    fitted: Callable[[Model], bool]
+    drop: Callable[[Model], None]
+    save: Callable[[Model, Path], None] = lambda model, path: model.to_disk(path)
+    load: Callable[[Model, Path], Any] = lambda model, path: model.from_disk(path)
+    folder: bool = False
+
+    @property
+    def is_fitted(self) -> bool:
+        """Whether the config has the part and it is fitted."""
+        return self.model is not None and self.fitted(self.model)
+
+    def to_bytes(self) -> bytes:
+        """The fitted part's bytes."""
+        if self.folder:
+            return folder_to_bytes(lambda path: self.save(self.model, path))
+        return self.model.to_bytes()
+
+    def from_bytes(self, model: Model, data: bytes) -> None:
+        """Load :meth:`to_bytes`' bytes into ``model``."""
+        if self.folder:
+            folder_from_bytes(data, lambda path: self.load(model, path))
+        else:
+            model.from_bytes(data)
 
 
 def doc_label(doc: Doc) -> str:

@@ -15,7 +15,7 @@ This one fine-tunes its own copy of the backbone through LoRA adapters (the shar
    ``sentence_tokens`` word pieces, fewer when the abstract would exceed ``max_length``, so
    every sentence keeps some), so a sentence's tokens attend to its neighbours;
 2. sentence vector = the mean of its last hidden states + position features (relative
-   position, first, last; :func:`.role_model.position_features`);
+   position, first, last; :func:`scholarly_nlp.ml.position_features`);
 3. a layer-normalised projection to ``hidden_width``, a bidirectional LSTM over the
    abstract's sentences (packed: a Doc's output does not depend on its batch) and a linear
    layer over the roles.
@@ -34,16 +34,13 @@ import json
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import ArgsKwargs, Model
 from thinc.types import Floats2d
 
 from scholarly_nlp import ROLES, abstract_sentences
-from scholarly_nlp.ml import check_factor_bits, resolve_backbone
-
-from .role_model import position_features
+from scholarly_nlp.ml import check_factor_bits, plain_encoder, resolve_backbone, sentence_sequence_module
 
 __all__ = ["ROLE_ENCODER_ARCH", "AbstractRoleEncoder", "encode_abstract", "load_role_encoder", "owns_encoder",
            "save_role_encoder"]
@@ -101,37 +98,6 @@ def _init(model: Model, X: Any = None, Y: Any = None) -> None:
         load_role_encoder(model, None)
 
 
-def _module_class():
-    import torch
-
-    class AbstractRoleModule(torch.nn.Module):
-        """A Hugging Face encoder over whole abstracts and a sentence-sequence head."""
-
-        def __init__(self, encoder, n_labels: int, hidden: int, dropout: float):
-            super().__init__()
-            self.encoder = encoder
-            self.head = torch.nn.ModuleDict({
-                "project": torch.nn.Sequential(torch.nn.Linear(encoder.config.hidden_size + 3, hidden),
-                                               torch.nn.LayerNorm(hidden), torch.nn.GELU(), torch.nn.Dropout(dropout)),
-                "lstm": torch.nn.LSTM(hidden, hidden // 2, batch_first=True, bidirectional=True),
-                "out": torch.nn.Sequential(torch.nn.Dropout(dropout), torch.nn.Linear(hidden, n_labels)),
-            })
-
-        def forward(self, input_ids, attention_mask, pooling, positions, lengths):
-            """Logits (batch, sentences, labels); ``pooling`` (batch, sentences, tokens) averages tokens."""
-            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-            sentences = torch.cat([torch.bmm(pooling.to(hidden.dtype), hidden), positions.to(hidden.dtype)], dim=-1)
-            projected = self.head["project"](sentences)
-            packed = torch.nn.utils.rnn.pack_padded_sequence(projected, lengths.cpu(), batch_first=True,
-                                                             enforce_sorted=False)
-            context, _ = self.head["lstm"](packed)
-            context, _ = torch.nn.utils.rnn.pad_packed_sequence(context, batch_first=True,
-                                                                total_length=projected.shape[1])
-            return self.head["out"](context)
-
-    return AbstractRoleModule
-
-
 def encode_abstract(tokenizer, sentences: Sequence[str], sentence_tokens: int,
                     max_length: int) -> Tuple[List[int], List[Tuple[int, int]]]:
     """Word-piece ids of ``[CLS] s1 [SEP] s2 [SEP] ...`` and each sentence's (start, end) piece span.
@@ -155,28 +121,13 @@ def encode_abstract(tokenizer, sentences: Sequence[str], sentence_tokens: int,
 
 
 def _batch_inputs(model: Model, sentence_lists: List[List[str]], device) -> dict:
-    """The torch inputs of one batch of abstracts (each a non-empty list of sentences)."""
-    import torch
+    """The torch inputs of one batch of abstracts (each a non-empty list of sentences): one
+    window per abstract (:func:`encode_abstract`)."""
+    from scholarly_nlp.ml import sequence_batch
 
     encoded = [encode_abstract(model.attrs[_TOKENIZER], sentences, model.attrs["sentence_tokens"],
                                model.attrs["max_length"]) for sentences in sentence_lists]
-    length = max(len(ids) for ids, _ in encoded)
-    most = max(len(spans) for _, spans in encoded)
-    input_ids = numpy.zeros((len(encoded), length), dtype="int64")
-    mask = numpy.zeros((len(encoded), length), dtype="int64")
-    pooling = numpy.zeros((len(encoded), most, length), dtype="float32")
-    positions = numpy.zeros((len(encoded), most, 3), dtype="float32")
-    for row, (ids, spans) in enumerate(encoded):
-        input_ids[row, : len(ids)] = ids
-        mask[row, : len(ids)] = 1
-        for k, (start, end) in enumerate(spans):
-            if end > start:
-                pooling[row, k, start:end] = 1.0 / (end - start)
-        positions[row, : len(spans)] = position_features(len(spans))
-    lengths = numpy.asarray([len(spans) for _, spans in encoded], dtype="int64")
-    arrays = {"input_ids": input_ids, "attention_mask": mask, "pooling": pooling, "positions": positions,
-              "lengths": lengths}
-    return {key: torch.from_numpy(value).to(device) for key, value in arrays.items()}
+    return sequence_batch([([ids], [(0, start, end) for start, end in spans]) for ids, spans in encoded], device)
 
 
 def _forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2d], Callable]:
@@ -208,21 +159,6 @@ def _forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats
     return outputs, backprop
 
 
-def _plain_encoder(source: str) -> Tuple[Any, List[str]]:
-    """A Hugging Face encoder (no task head) from a name or folder, and the keys it lacked."""
-    import transformers
-    from transformers import AutoModel
-
-    from scholarly_nlp.ml import load_pretrained
-
-    verbosity = transformers.logging.get_verbosity()
-    transformers.logging.set_verbosity_error()  # an unused pooler is expected
-    try:
-        return load_pretrained(AutoModel.from_pretrained, source)
-    finally:
-        transformers.logging.set_verbosity(verbosity)
-
-
 def load_role_encoder(model: Model, path: Optional[Path]) -> None:
     """Build the torch module: the encoder from ``path/encoder`` (or, with ``path`` None, the
     configured backbone, LoRA-wrapped for training) and the head from ``path/head.safetensors``."""
@@ -233,13 +169,13 @@ def load_role_encoder(model: Model, path: Optional[Path]) -> None:
     source = Path(path) / ENCODER_DIR if path is not None else Path(resolve_backbone(model.attrs["name"]))
     # backbone: a whole folder that is not the configured backbone (fine-tuned weights) gets no
     # digest, so it is never saved again as a bare reference to the backbone
-    loaded = load_encoder(source, _plain_encoder, backbone=model.attrs["name"])
+    loaded = load_encoder(source, plain_encoder, backbone=model.attrs["name"])
     tokenizer = AutoTokenizer.from_pretrained(loaded.source)
     encoder = loaded.module
     if model.attrs["lora_rank"] > 0 and not is_adapted(encoder):
         encoder = add_lora(encoder, model.attrs["lora_rank"], model.attrs["lora_alpha"] or None,
                            dropout=model.attrs["dropout"])
-    module = _module_class()(encoder, model.get_dim("nO"), model.attrs["hidden_width"], model.attrs["dropout"])
+    module = sentence_sequence_module(encoder, model.get_dim("nO"), model.attrs["hidden_width"], model.attrs["dropout"])
     head_file = Path(path) / HEAD_FILE if path is not None else None
     trained_head = head_file is not None and head_file.exists()
     if trained_head:
@@ -272,7 +208,7 @@ def save_role_encoder(model: Model, path: Path) -> str:
     module = model.shims[0]._model
     layout = save_encoder(module.encoder, path / ENCODER_DIR, model.attrs["name"], model.attrs.get("backbone_digest"),
                           model.attrs.get("untracked_keys", ()), delta_rank=model.attrs.get("delta_rank", 0),
-                          load_backbone=_plain_encoder, delta_bits=delta_bits_of(model),
+                          load_backbone=plain_encoder, delta_bits=delta_bits_of(model),
                           stored_delta=getattr(model.shims[0], "stored_delta", None))
     if layout == "full":
         model.attrs[_TOKENIZER].save_pretrained(str(path / ENCODER_DIR))

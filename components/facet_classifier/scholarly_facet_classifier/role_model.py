@@ -31,19 +31,18 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Sequence, Tuple
 
-import numpy
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Dropout, Maxout, Model, PyTorchLSTM, Softmax, chain, with_array
 from thinc.types import Floats2d
 
 from scholarly_nlp import ROLES, abstract_sentences
+from scholarly_nlp.ml import N_POSITION_FEATURES, position_features
 
 __all__ = ["N_POSITION_FEATURES", "ROLE_TAGGER_ARCH", "SentenceRoleTagger", "position_features", "sentence_bounds"]
 
 ROLE_TAGGER_ARCH = "scholarly_facet_classifier.SentenceRoleTagger.v1"
 _NAME = "scholarly_facets.sentence_role_tagger"
-N_POSITION_FEATURES = 3
 
 
 @registry.architectures(ROLE_TAGGER_ARCH)
@@ -71,17 +70,6 @@ def SentenceRoleTagger(tok2vec: Model[List[Doc], List[Floats2d]], hidden_width: 
 def sentence_bounds(doc: Doc) -> List[Tuple[int, int]]:
     """(start, end) token offsets of the Doc's abstract sentences, in order."""
     return [(s.start, s.end) for s in abstract_sentences(doc)]
-
-
-def position_features(n: int) -> numpy.ndarray:
-    """An ``(n, 3)`` float32 array: relative position ``i/(n-1)`` (0 when n == 1), is_first, is_last."""
-    out = numpy.zeros((n, N_POSITION_FEATURES), dtype="float32")
-    if n == 0:
-        return out
-    out[:, 0] = numpy.arange(n, dtype="float32") / max(n - 1, 1)
-    out[0, 1] = 1.0
-    out[n - 1, 2] = 1.0
-    return out
 
 
 def _pool(ops, tokvecs: Floats2d, bounds: Sequence[Tuple[int, int]]) -> Floats2d:

@@ -6,12 +6,13 @@ stage-1 recipe (``spacy train`` with ``--config``, ``--max-steps`` steps, its ``
 once per fold of ``--folds`` folds of the training papers, scores each held-out fold
 (``scholarly_contribution_detector.stacking.out_of_fold_scores``), fits the stage-2 trees of
 the ``--stage1`` pipeline on those scores (``ContributionDetector.fit_stage2``, which also fits
-the detector's embedding scorer, out of fold over the same folds and then on all the papers)
+the detector's embedding scorer and fine-tunes its introduction tagger, on the GPU of
+``--gpu-id`` when given, out of fold over the same folds and then on all the papers)
 and writes the pipeline, both stages, to ``--output``. ``--stage1`` should be the same recipe trained on all the
 training papers (``train-detector``'s ``model-last``). Prints and writes to
 ``<output>/stage2_fit.json``: the papers and sentences learnt from and the out-of-fold
-precision, recall and F1 at the detector's threshold of the n-gram stage 1 and of the
-embedding scorer.
+precision, recall and F1 at the detector's threshold of the n-gram stage 1, the embedding
+scorer and the tagger.
 
     python scripts/fit_detector_stage2.py --train corpus/detector_train.spacy --config configs/detector.cfg
         --stage1 training/detector/model-last --output training/detector/stacked
@@ -81,15 +82,17 @@ def main(argv=None) -> dict:
         raise SystemExit(f"{args.train}: {len(docs)} papers with gold, fewer than --folds {args.folds}")
     probs = out_of_fold_scores(docs, args.config, folds=args.folds, steps=args.max_steps, seed=args.seed,
                                pipe=PIPE, gpu_id=args.gpu_id)
-    fitted = detector.fit_stage2(docs, probs, seed=args.seed, folds=args.folds)
+    device = f"cuda:{args.gpu_id}" if args.gpu_id >= 0 else "cpu"
+    fitted = detector.fit_stage2(docs, probs, seed=args.seed, folds=args.folds, device=device)
     nlp.to_disk(args.output)
-    embedding = fitted.pop("embedding_scorer")
+    embedding, tagger = fitted.pop("embedding_scorer"), fitted.pop("tagger")
     report = {**fitted, "folds": args.folds, "max_steps": args.max_steps, "seed": args.seed,
               "sentence_encoder": detector.stage2.attrs["sentence_encoder"],
               "cue_window": detector.stage2.attrs["cue_window"],
               "abstract": detector.stage2.attrs["abstract"],
               "out_of_fold_stage1": out_of_fold_outcomes(docs, probs, detector.cfg["threshold"]),
               "out_of_fold_embedding_scorer": outcome_scores(**embedding) if embedding else None,
+              "out_of_fold_tagger": outcome_scores(**tagger) if tagger else None,
               "seconds": round(time.perf_counter() - started, 1)}
     (args.output / "stage2_fit.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
     print(json.dumps(report, indent=2))
