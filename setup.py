@@ -8,7 +8,7 @@ HERE = Path(__file__).parent
 
 setup(
     name="scholarly-nlp",
-    version="0.1.1",
+    version="0.1.2",
     description="Scientific papers as spaCy Docs: GROBID/PDF ingestion, figures, citances, sections, pluggable components.",
     long_description=(HERE / "README.md").read_text(encoding="utf-8") if (HERE / "README.md").exists() else "",
     long_description_content_type="text/markdown",

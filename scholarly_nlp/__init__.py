@@ -69,7 +69,7 @@ from .readers.dispatch import ReadResult, expand_inputs, read_paper, read_papers
 from .readers.limits import ReadLimits
 from .text.segmenter import split_sentences
 
-__version__ = "0.1.1"
+__version__ = "0.1.2"
 
 install_extensions()
 

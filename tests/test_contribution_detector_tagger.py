@@ -24,7 +24,7 @@ from scholarly_contribution_detector.ncg_docs import ncg_doc  # noqa: E402
 from scholarly_contribution_detector.tagger import (TAGGER_ARCH, IntroductionTagger, fit_introduction_tagger,  # noqa: E402
                                                     has_introduction_tagger, load_introduction_tagger,
                                                     save_introduction_tagger)
-from scholarly_nlp.ml import position_features, sentence_windows, sequence_batch  # noqa: E402
+from scholarly_nlp.ml import fit_boosted_trees, position_features, sentence_windows, sequence_batch  # noqa: E402
 from scholarly_nlp.readers.ncg import iter_ncg_papers  # noqa: E402
 from test_contribution_detector import train  # noqa: E402
 
@@ -91,11 +91,13 @@ def test_sequence_batch_pools_each_sentence_from_its_window():
     inputs = sequence_batch(encoded)
     assert inputs["input_ids"].tolist() == [[101, 7, 102, 0], [101, 102, 0, 0], [101, 5, 6, 102]]
     assert inputs["attention_mask"].sum(dim=1).tolist() == [3, 2, 4]
+    # each text's own windows among the batch's three; 3 is the zero window that pads text 1
+    assert inputs["windows"].tolist() == [[0, 1], [2, 3]]
     pooling = inputs["pooling"].numpy()
-    assert pooling.shape == (2, 2, 12)
+    assert pooling.shape == (2, 2, 8)  # over the text's own windows x 4 pieces, not the batch's
     assert pooling[0, 0].nonzero()[0].tolist() == [1]  # window 0, piece 1
     assert not pooling[0, 1].any()  # a sentence without pieces pools nothing: its position alone
-    assert pooling[1, 0].nonzero()[0].tolist() == [9, 10] and pooling[1, 0, 9] == pytest.approx(0.5)
+    assert pooling[1, 0].nonzero()[0].tolist() == [1, 2] and pooling[1, 0, 1] == pytest.approx(0.5)
     assert inputs["positions"][0].numpy() == pytest.approx(position_features(2))
     assert inputs["positions"][1, 0].tolist() == [0.0, 1.0, 1.0] and not inputs["positions"][1, 1].any()
     assert inputs["lengths"].tolist() == [2, 1] and inputs["lengths"].device.type == "cpu"
@@ -136,6 +138,8 @@ def test_fitting_overfits_four_real_introductions(fitted):
 
 def test_an_introductions_probabilities_do_not_depend_on_its_batch(fitted):
     model, intros, _, _ = fitted
+    windows, _ = sentence_windows(model.attrs["tokenizer"], intros[1], SMALL["sentence_tokens"], SMALL["max_length"])
+    assert len(windows) > 3  # several windows: their hidden states pool into one introduction
     together = model.predict([intros[0], [], intros[1]])
     assert together[1].shape == (0,)
     alone = model.predict([intros[1]])[0]
@@ -148,6 +152,10 @@ def test_fitting_refuses_misaligned_labels(backbone):
         fit_introduction_tagger(model, [["a.", "b."]], [[1]])
     with pytest.raises(ValueError, match="no introduction"):
         fit_introduction_tagger(model, [[]], [[]])
+    longer = IntroductionTagger(name=backbone, **{**SMALL, "max_length": 100_000})
+    with pytest.raises(ValueError, match="positions of the encoder"):
+        fit_introduction_tagger(longer, [["a."]], [[1]])
+    assert not has_introduction_tagger(model) and not has_introduction_tagger(longer)
 
 
 def test_a_saved_tagger_is_an_adapter_beside_a_backbone_reference(fitted, backbone, tmp_path):
@@ -162,9 +170,19 @@ def test_a_saved_tagger_is_an_adapter_beside_a_backbone_reference(fitted, backbo
     load_introduction_tagger(loaded, tmp_path / "tagger")
     for a, b in zip(model.predict(intros), loaded.predict(intros)):
         assert a == pytest.approx(b, abs=1e-5)
+    # a loaded tagger saves again as the same adapter and head
+    save_introduction_tagger(loaded, tmp_path / "again")
+    reloaded = IntroductionTagger(name=backbone, **SMALL)
+    load_introduction_tagger(reloaded, tmp_path / "again")
+    for a, b in zip(model.predict(intros), reloaded.predict(intros)):
+        assert a == pytest.approx(b, abs=1e-5)
+    assert (tmp_path / "again" / "head.safetensors").read_bytes() == (tmp_path / "tagger" / "head.safetensors").read_bytes()
+    assert json.loads((tmp_path / "again" / "encoder" / "backbone.json").read_text())["layout"] == "adapter"
+    for setting, value in (("hidden_width", 16), ("sentence_tokens", 32)):
+        other = IntroductionTagger(name=backbone, **{**SMALL, setting: value})
+        with pytest.raises(ValueError, match=f"{setting} {SMALL[setting]}"):
+            load_introduction_tagger(other, tmp_path / "tagger")
     wider = IntroductionTagger(name=backbone, **{**SMALL, "hidden_width": 16})
-    with pytest.raises(ValueError, match="hidden_width 8"):
-        load_introduction_tagger(wider, tmp_path / "tagger")
     with pytest.raises(ValueError, match="not a saved introduction tagger"):
         load_introduction_tagger(wider, tmp_path)
 
@@ -194,24 +212,59 @@ def test_fit_stage2_fits_the_tagger_out_of_fold_then_on_all_papers(ncg_docs, bac
     nlp = train(docs, epochs=1, sentence_encoder=backbone, tagger=tagger_config(backbone, epochs=1))
     detector = nlp.get_pipe("contribution_detector")
     intro_of = {tuple(intros_and_labels([d])[0][0]): d._.paper_meta["paper_id"] for d in docs}
-    fits = []
-    real_fit = tagger_module.fit_introduction_tagger
+    fits, tree_inputs = [], []
+    real_fit, real_trees = tagger_module.fit_introduction_tagger, fit_boosted_trees
 
     def recording_fit(model, intros, labels, **kwargs):
-        fits.append({intro_of[tuple(s)] for s in intros})
+        fits.append(({intro_of[tuple(s)] for s in intros}, model))
         return real_fit(model, intros, labels, **kwargs)
 
+    def recording_trees(model, X, y, **kwargs):
+        tree_inputs.append(X)
+        return real_trees(model, X, y, **kwargs)
+
     monkeypatch.setattr("scholarly_contribution_detector.factory.fit_introduction_tagger", recording_fit)
+    monkeypatch.setattr("scholarly_contribution_detector.factory.fit_boosted_trees", recording_trees)
     stage1 = [probs for _, probs in detector.predict_stage1(docs)]
     report = detector.fit_stage2(docs, stage1, seed=3, folds=5)
     ids = [d._.paper_meta["paper_id"] for d in docs]
     folds = id_folds(ids, 5, 3)
-    assert fits[:5] == [set(ids) - fold for fold in folds]
-    assert fits[5] == set(ids)
+    assert [trained for trained, _ in fits[:5]] == [set(ids) - fold for fold in folds]
+    assert fits[5][0] == set(ids)
     assert detector.stage2_uses_tagger and has_introduction_tagger(detector.tagger)
-    truth = numpy.concatenate(intros_and_labels(docs)[1]).astype(bool)
-    assert sum(report["tagger"].values()) >= truth.sum()  # tp + fn is every gold positive
-    assert report["tagger"]["tp"] + report["tagger"]["fn"] == truth.sum()
+    # the trees' tagger column holds, for each paper, the probabilities of the fold model that
+    # never saw it, not those of the final tagger fitted on all papers
+    intros, labels = intros_and_labels(docs)
+    fold_of = {paper_id: k for k, fold in enumerate(folds) for paper_id in fold}
+    expected = numpy.concatenate([fits[fold_of[pid]][1].predict([intro])[0] for pid, intro in zip(ids, intros)])
+    final = numpy.concatenate(detector.tagger.predict(intros))
+    column = tree_inputs[0][:, 2 * (2 * stacking.NEIGHBOURS + 6)]
+    assert column == pytest.approx(expected, abs=1e-5)
+    assert not numpy.allclose(column, final, atol=1e-3)
+    truth = numpy.concatenate(labels).astype(bool)
+    oof = expected >= 0.5
+    assert report["tagger"] == {"tp": int((oof & truth).sum()), "fp": int((oof & ~truth).sum()),
+                                "fn": int((~oof & truth).sum())}
+
+
+def test_a_failed_tagger_fit_leaves_the_fitted_pipe_as_it_was(stacked, monkeypatch):
+    nlp, unseen, _ = stacked
+    detector = nlp.get_pipe("contribution_detector")
+    before = [p for _, p in detector.predict(unseen)]
+    docs = [eg for eg in unseen]  # any papers with gold will do; the fit fails before it ends
+    calls = []
+    real_fit = tagger_module.fit_introduction_tagger
+
+    def failing_final_fit(model, intros, labels, **kwargs):
+        calls.append(len(intros))
+        if len(calls) > 2:  # the folds' fits run; the final one fails (out of memory, say)
+            raise RuntimeError("out of memory")
+        return real_fit(model, intros, labels, **kwargs)
+
+    monkeypatch.setattr("scholarly_contribution_detector.factory.fit_introduction_tagger", failing_final_fit)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        detector.fit_stage2(docs, [p for _, p in detector.predict_stage1(docs)], folds=2)
+    assert all(a == pytest.approx(b, abs=1e-6) for a, b in zip(before, [p for _, p in detector.predict(unseen)]))
 
 
 def test_stage2_reads_three_probability_sets(stacked):

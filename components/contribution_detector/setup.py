@@ -10,7 +10,7 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(include=["scholarly_contribution_detector", "scholarly_contribution_detector.*"]),
     # the introduction tagger fine-tunes the backbone through LoRA (peft, which scholarly-nlp also requires)
-    install_requires=["scholarly-nlp>=0.1.1,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3",
+    install_requires=["scholarly-nlp>=0.1.2,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3",
                       "peft>=0.17.1,<0.18"],
     entry_points={
         "scholarly_nlp": ["contribution_detector = scholarly_contribution_detector.plugin"],

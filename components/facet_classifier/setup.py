@@ -11,7 +11,7 @@ setup(
     license="MIT",
     python_requires=">=3.11",
     packages=find_packages(include=["scholarly_facet_classifier", "scholarly_facet_classifier.*"]),
-    install_requires=["scholarly-nlp>=0.1.1,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3",
+    install_requires=["scholarly-nlp>=0.1.2,<0.2", "spacy>=3.8.18,<3.9", "thinc>=8.3.14,<8.4", "numpy>=2.4,<3",
                       "scikit-learn>=1.9,<2", "spacy-transformers>=1.4.0,<1.5"],
     entry_points={
         "scholarly_nlp": ["facet_classifier = scholarly_facet_classifier.plugin"],

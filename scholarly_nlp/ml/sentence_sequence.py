@@ -9,7 +9,7 @@ sigmoid per introduction sentence). Both use what is here:
    of whole consecutive sentences, so a sentence's pieces attend to its neighbours; a text
    longer than one window continues in the next;
 2. :func:`sequence_batch`: the torch inputs of a batch of such texts, with a pooling matrix
-   that averages each sentence's pieces wherever its window lies in the batch;
+   that averages each sentence's pieces out of its own text's windows;
 3. :func:`sentence_sequence_module`: the encoder, then per sentence the mean of its last
    hidden states plus :func:`position_features`, a layer-normalised projection, a
    bidirectional LSTM over the text's sentences (packed: a text's output does not depend on
@@ -21,6 +21,7 @@ under ``encoder.``, so a head saves and loads apart from the encoder.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, List, Sequence, Tuple
 
 import numpy
@@ -67,29 +68,36 @@ def sentence_windows(tokenizer: Any, sentences: Sequence[str], sentence_tokens: 
 def sequence_batch(encoded: Sequence[Tuple[List[Window], List[SentenceSpan]]], device: Any = "cpu") -> dict:
     """The torch inputs of :func:`sentence_sequence_module` for a batch of texts, each given as
     its ``(windows, sentence spans)`` (:func:`sentence_windows`); every text has at least one
-    sentence. A span with ``end == start`` (a sentence left without pieces) pools nothing: its
-    vector is its position alone. ``lengths`` stays on the CPU, as ``pack_padded_sequence`` wants it."""
+    sentence. ``windows`` (texts, most windows) indexes each text's windows among all the
+    batch's (padding: one past the last, a window of zeros); ``pooling`` (texts, sentences,
+    most windows x pieces) averages each sentence's pieces out of its own text's windows only,
+    so a text's output does not depend on its batch. A span with ``end == start`` (a sentence
+    left without pieces) pools nothing: its vector is its position alone. ``lengths`` stays on
+    the CPU, as ``pack_padded_sequence`` wants it."""
     import torch
 
     all_windows = [window for windows, _ in encoded for window in windows]
     length = max(len(window) for window in all_windows)
     most = max(len(spans) for _, spans in encoded)
+    most_windows = max(len(windows) for windows, _ in encoded)
     input_ids = numpy.zeros((len(all_windows), length), dtype="int64")
     mask = numpy.zeros_like(input_ids)
     for row, window in enumerate(all_windows):
         input_ids[row, : len(window)] = window
         mask[row, : len(window)] = 1
-    pooling = numpy.zeros((len(encoded), most, len(all_windows) * length), dtype="float32")
+    windows_of = numpy.full((len(encoded), most_windows), len(all_windows), dtype="int64")
+    pooling = numpy.zeros((len(encoded), most, most_windows * length), dtype="float32")
     positions = numpy.zeros((len(encoded), most, N_POSITION_FEATURES), dtype="float32")
     first_window = 0
     for text, (windows, spans) in enumerate(encoded):
+        windows_of[text, : len(windows)] = numpy.arange(first_window, first_window + len(windows))
         for k, (window, start, end) in enumerate(spans):
             if end > start:
-                offset = (first_window + window) * length
-                pooling[text, k, offset + start : offset + end] = 1.0 / (end - start)
+                pooling[text, k, window * length + start : window * length + end] = 1.0 / (end - start)
         positions[text, : len(spans)] = position_features(len(spans))
         first_window += len(windows)
-    arrays = {"input_ids": input_ids, "attention_mask": mask, "pooling": pooling, "positions": positions}
+    arrays = {"input_ids": input_ids, "attention_mask": mask, "windows": windows_of, "pooling": pooling,
+              "positions": positions}
     inputs = {key: torch.from_numpy(value).to(device) for key, value in arrays.items()}
     inputs["lengths"] = torch.from_numpy(numpy.asarray([len(spans) for _, spans in encoded], dtype="int64"))
     return inputs
@@ -100,15 +108,20 @@ def sentence_sequence_module(encoder: Any, n_labels: int, hidden: int, dropout: 
     sequence head (``hidden`` even: the projection's and the BiLSTM's width) with ``n_labels``
     logits per sentence; called with :func:`sequence_batch`'s inputs, it returns
     ``(texts, sentences, n_labels)`` logits."""
-    import torch
-
     if hidden < 2 or hidden % 2:
         raise ValueError(f"hidden width must be an even number >= 2, got {hidden!r}")
+    return _module_class()(encoder, n_labels, hidden, dropout)
+
+
+@lru_cache(maxsize=None)
+def _module_class() -> type:
+    # defined once, on first use (torch loads late); the encoder is an argument, not captured
+    import torch
 
     class SentenceSequenceModule(torch.nn.Module):
         """A Hugging Face encoder over windows of sentences and a sentence-sequence head."""
 
-        def __init__(self):
+        def __init__(self, encoder: Any, n_labels: int, hidden: int, dropout: float):
             super().__init__()
             self.encoder = encoder
             self.head = torch.nn.ModuleDict({
@@ -118,12 +131,12 @@ def sentence_sequence_module(encoder: Any, n_labels: int, hidden: int, dropout: 
                 "out": torch.nn.Sequential(torch.nn.Dropout(dropout), torch.nn.Linear(hidden, n_labels)),
             })
 
-        def forward(self, input_ids, attention_mask, pooling, positions, lengths):
-            """Logits (texts, sentences, labels); ``pooling`` (texts, sentences, windows x pieces)
-            averages each sentence's pieces out of all windows' hidden states."""
+        def forward(self, input_ids, attention_mask, windows, pooling, positions, lengths):
+            """Logits (texts, sentences, labels) from :func:`sequence_batch`'s inputs."""
             states = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-            flat = states.reshape(-1, states.shape[-1])
-            sentences = torch.cat([torch.matmul(pooling.to(flat.dtype), flat), positions.to(flat.dtype)], dim=-1)
+            padded = torch.cat([states, states.new_zeros((1, *states.shape[1:]))])
+            own = padded[windows].reshape(windows.shape[0], -1, states.shape[-1])  # (texts, windows x pieces, width)
+            sentences = torch.cat([torch.bmm(pooling.to(own.dtype), own), positions.to(own.dtype)], dim=-1)
             projected = self.head["project"](sentences)
             packed = torch.nn.utils.rnn.pack_padded_sequence(projected, lengths.cpu(), batch_first=True,
                                                              enforce_sorted=False)
@@ -132,7 +145,7 @@ def sentence_sequence_module(encoder: Any, n_labels: int, hidden: int, dropout: 
                                                                 total_length=projected.shape[1])
             return self.head["out"](context)
 
-    return SentenceSequenceModule()
+    return SentenceSequenceModule
 
 
 def plain_encoder(source: str) -> Tuple[Any, List[str]]:

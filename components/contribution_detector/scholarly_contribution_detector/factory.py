@@ -67,7 +67,8 @@ from .features import contribution_sentences, introduction_features, model_docs
 from .stacking import (ABSTRACT_COLUMNS, NEIGHBOURS, abstract_similarity, introduction_context, neighbour_vectors,
                        paper_ids, sentence_context, stage2_matrix)
 from .tagger import (TAGGER_MODEL, drop_introduction_tagger, fit_introduction_tagger, has_introduction_tagger,
-                     load_introduction_tagger, move_introduction_tagger, save_introduction_tagger, unfitted_copy)
+                     load_introduction_tagger, move_introduction_tagger, save_introduction_tagger, take_fit,
+                     unfitted_copy)
 
 ASSIGNS = ("doc._.contribution_scores", "doc._.contribution_sentence_offsets", "doc._.contribution_sentences")
 
@@ -484,13 +485,16 @@ class ContributionDetector(TrainingState, TrainablePipe):
         matrices = self.stage2_features(docs, stage1_probs, embeddings=embeddings, abstract=True, embedding_probs=oof,
                                         embedded=embedded, tagger=tagger, tagger_probs=tagger_oof)
         y = numpy.concatenate(labels)
+        if tagger:  # the longest fit first, apart: if it fails, the pipe is left as it was
+            final_tagger = unfitted_copy(self.tagger)
+            fit_introduction_tagger(final_tagger, [[s.text for s in spans] for spans, _, _, _ in embedded], labels,
+                                    seed=seed, device=device)
         fit_boosted_trees(self.stage2, numpy.vstack(matrices), y, seed=seed)
         if embeddings:
             rows = [r for r in self.embedding_features(docs, embedded) if len(r)]
             fit_logistic_regression(self.embedding_scorer, numpy.vstack(rows), y, seed=seed)
         if tagger:
-            intros = [[s.text for s in spans] for spans, _, _, _ in embedded]
-            fit_introduction_tagger(self.tagger, intros, labels, seed=seed, device=device)
+            take_fit(self.tagger, final_tagger)
             move_introduction_tagger(self.tagger, self.encoder_device() or "cpu")
         self.stage2.attrs["abstract"] = True
         self.stage2.attrs["cue_window"] = self.stage2_cue_window

@@ -34,10 +34,12 @@ import numpy
 from spacy.util import registry
 from thinc.api import Model, PyTorchShim
 
-from scholarly_nlp.ml import plain_encoder, resolve_backbone, sentence_sequence_module, sentence_windows, sequence_batch
+from scholarly_nlp.ml import (DEFAULT_BACKBONE, plain_encoder, resolve_backbone, sentence_sequence_module, sentence_windows,
+                              sequence_batch)
 
 __all__ = ["TAGGER_ARCH", "IntroductionTagger", "drop_introduction_tagger", "fit_introduction_tagger",
-           "has_introduction_tagger", "load_introduction_tagger", "save_introduction_tagger", "unfitted_copy"]
+           "has_introduction_tagger", "load_introduction_tagger", "save_introduction_tagger", "take_fit",
+           "unfitted_copy"]
 
 TAGGER_ARCH = "scholarly_contribution_detector.IntroductionTagger.v1"
 TAGGER_MODEL = "scholarly_contribution_detector.introduction_tagger"
@@ -47,19 +49,20 @@ HEAD_FILE = "head.safetensors"
 RECORD_FILE = "tagger.json"
 SETTINGS = ("name", "lora_rank", "hidden_width", "dropout", "sentence_tokens", "max_length", "epochs",
             "batch_size", "learn_rate", "head_lr_scale", "weight_decay", "positive_weight")
-SHAPE_SETTINGS = ("lora_rank", "hidden_width")
-"""Settings a saved tagger must share with the config that loads it (its parameters' shapes)."""
+FITTED_SETTINGS = ("lora_rank", "hidden_width", "sentence_tokens", "max_length")
+"""Settings a saved tagger must share with the config that loads it: its parameters' shapes and
+how its inputs were cut."""
 
 
 @registry.architectures(TAGGER_ARCH)
-def IntroductionTagger(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, hidden_width: int = 128,
+def IntroductionTagger(name: Optional[str] = "all-MiniLM-L6-v2", lora_rank: int = 16, hidden_width: int = 128,
                        dropout: float = 0.1, sentence_tokens: int = 64, max_length: int = 512, epochs: int = 4,
                        batch_size: int = 4, learn_rate: float = 1e-3, head_lr_scale: float = 2.0,
                        weight_decay: float = 0.01, positive_weight: float = 4.5) -> Model:
     """Contribution probabilities of each introduction sentence from a LoRA-fine-tuned encoder of
     the whole introduction (fitted by :func:`fit_introduction_tagger` with these settings).
 
-    ``name``: a Hugging Face name or folder (default: the packaged all-MiniLM-L6-v2);
+    ``name``: a Hugging Face name or folder (default and None: the packaged all-MiniLM-L6-v2);
     ``hidden_width`` (even): the projection and BiLSTM width; ``sentence_tokens``: the word
     pieces a sentence keeps; ``max_length``: a window's pieces (longer introductions take several)."""
     if lora_rank < 1:
@@ -74,7 +77,7 @@ def IntroductionTagger(name: str = "all-MiniLM-L6-v2", lora_rank: int = 16, hidd
     if learn_rate <= 0 or head_lr_scale <= 0 or positive_weight <= 0 or weight_decay < 0:
         raise ValueError("IntroductionTagger: learn_rate, head_lr_scale and positive_weight must be > 0 and "
                          "weight_decay >= 0")
-    settings = {"name": str(name), "lora_rank": int(lora_rank), "hidden_width": int(hidden_width),
+    settings = {"name": str(name or DEFAULT_BACKBONE), "lora_rank": int(lora_rank), "hidden_width": int(hidden_width),
                 "dropout": float(dropout), "sentence_tokens": int(sentence_tokens), "max_length": int(max_length),
                 "epochs": int(epochs), "batch_size": int(batch_size), "learn_rate": float(learn_rate),
                 "head_lr_scale": float(head_lr_scale), "weight_decay": float(weight_decay),
@@ -105,9 +108,8 @@ def _module(model: Model) -> Any:
     return model.shims[0]._model
 
 
-def _inputs(model: Model, intros: Sequence[Sequence[str]], device: Any) -> dict:
-    tokenizer = model.attrs[_TOKENIZER]
-    encoded = [sentence_windows(tokenizer, sentences, model.attrs["sentence_tokens"], model.attrs["max_length"])
+def _inputs(tokenizer: Any, settings: dict, intros: Sequence[Sequence[str]], device: Any) -> dict:
+    encoded = [sentence_windows(tokenizer, sentences, settings["sentence_tokens"], settings["max_length"])
                for sentences in intros]
     return sequence_batch(encoded, device)
 
@@ -127,16 +129,17 @@ def _forward(model: Model, intros: List[List[str]], is_train: bool) -> tuple[lis
     with torch.no_grad():
         for start in range(0, len(filled), step):
             chunk = filled[start : start + step]
-            logits = module(**_inputs(model, [intros[i] for i in chunk], device))[..., 0]
+            logits = module(**_inputs(model.attrs[_TOKENIZER], model.attrs, [intros[i] for i in chunk], device))[..., 0]
             probs = torch.sigmoid(logits.float()).cpu().numpy()
             for row, i in enumerate(chunk):
                 out[i] = probs[row, : len(intros[i])].astype("float32")
     return out, lambda d_out: []
 
 
-def _build(model: Model, path: Optional[Path]) -> Any:
+def _build(model: Model, path: Optional[Path]) -> dict:
     """The torch module from ``path`` (a :func:`save_introduction_tagger` folder) or, with
-    ``path`` None, the configured backbone LoRA-wrapped with a new head; sets the shim and tokenizer."""
+    ``path`` None, the configured backbone LoRA-wrapped with a new head, and what the model
+    keeps beside it (:func:`_install`); ``model`` itself is not changed."""
     from transformers import AutoTokenizer
 
     from scholarly_nlp.ml import add_lora, backbone_record_name, is_adapted, load_encoder
@@ -144,6 +147,10 @@ def _build(model: Model, path: Optional[Path]) -> Any:
     source = Path(path) / ENCODER_DIR if path is not None else Path(resolve_backbone(model.attrs["name"]))
     loaded = load_encoder(source, plain_encoder, backbone=model.attrs["name"])
     encoder = loaded.module
+    positions = getattr(encoder.config, "max_position_embeddings", None)
+    if positions is not None and model.attrs["max_length"] > positions:
+        raise ValueError(f"IntroductionTagger: max_length {model.attrs['max_length']} is more than the "
+                         f"{positions} positions of the encoder {loaded.origin!r}")
     if not is_adapted(encoder):
         encoder = add_lora(encoder, model.attrs["lora_rank"], dropout=model.attrs["dropout"])
     module = sentence_sequence_module(encoder, 1, model.attrs["hidden_width"], model.attrs["dropout"])
@@ -151,13 +158,26 @@ def _build(model: Model, path: Optional[Path]) -> Any:
         from safetensors.torch import load_file
 
         module.head.load_state_dict(load_file(str(Path(path) / HEAD_FILE)))
-    model.shims[:] = [PyTorchShim(module)]
-    model.attrs[_TOKENIZER] = AutoTokenizer.from_pretrained(loaded.source)
     # what a save refers to: the packaged name or an absolute folder, never a training output
-    model.attrs["backbone"] = backbone_record_name(resolve_backbone(loaded.origin))
-    model.attrs["backbone_digest"] = loaded.digest
-    model.attrs["untracked_keys"] = list(loaded.missing)
-    return module
+    return {"module": module, _TOKENIZER: AutoTokenizer.from_pretrained(loaded.source),
+            "backbone": backbone_record_name(resolve_backbone(loaded.origin)), "backbone_digest": loaded.digest,
+            "untracked_keys": list(loaded.missing)}
+
+
+def _install(model: Model, built: dict) -> None:
+    """Make ``model`` hold what :func:`_build` built."""
+    model.shims[:] = [PyTorchShim(built["module"])]
+    for key in (_TOKENIZER, "backbone", "backbone_digest", "untracked_keys"):
+        model.attrs[key] = built[key]
+
+
+def take_fit(target: Model, source: Model) -> None:
+    """Make ``target`` hold ``source``'s fitted tagger (fitted apart, so that a failed fit
+    leaves ``target`` as it was)."""
+    if source.attrs["hidden_width"] != target.attrs["hidden_width"]:
+        raise ValueError("take_fit: the taggers' settings differ")
+    _install(target, {"module": _module(source), **{key: source.attrs[key] for key in
+                                                     (_TOKENIZER, "backbone", "backbone_digest", "untracked_keys")}})
 
 
 def move_introduction_tagger(model: Model, device: Optional[str]) -> None:
@@ -171,9 +191,9 @@ def fit_introduction_tagger(model: Model, intros: Sequence[Sequence[str]], label
                             after_epoch: Optional[Callable[[int, float], None]] = None) -> list[float]:
     """Fine-tune a new tagger from the backbone on introductions (lists of sentence texts) and
     their per-sentence 0/1 labels, at the model's fixed schedule, on the torch ``device``;
-    the model then holds it (any earlier fit is replaced). ``after_epoch(epoch, mean_loss)``
-    is called after each epoch (the model predicts with the weights so far). Returns each
-    epoch's mean loss."""
+    the model then holds it (any earlier fit is replaced; a fit that fails leaves the model as it
+    was until its first ``after_epoch``). ``after_epoch(epoch, mean_loss)`` is called after each
+    epoch (the model predicts with the weights so far). Returns each epoch's mean loss."""
     import torch
 
     intros = [list(s) for s in intros]
@@ -185,7 +205,8 @@ def fit_introduction_tagger(model: Model, intros: Sequence[Sequence[str]], label
         raise ValueError("fit_introduction_tagger: no introduction has a sentence")
     attrs = model.attrs
     torch.manual_seed(seed)
-    module = _build(model, None).to(device)
+    built = _build(model, None)
+    module = built["module"].to(device)
     head = [p for n, p in module.named_parameters() if n.startswith("head.")]
     adapters = [p for n, p in module.named_parameters() if n.startswith("encoder.") and p.requires_grad]
     optimizer = torch.optim.AdamW([{"params": adapters, "lr": attrs["learn_rate"]},
@@ -204,7 +225,7 @@ def fit_introduction_tagger(model: Model, intros: Sequence[Sequence[str]], label
         losses = []
         for start in range(0, len(order), step):
             chosen = order[start : start + step]
-            logits = module(**_inputs(model, [intros[i] for i in chosen], device))[..., 0]
+            logits = module(**_inputs(built[_TOKENIZER], attrs, [intros[i] for i in chosen], device))[..., 0]
             target = torch.zeros_like(logits)
             mask = torch.zeros_like(logits)
             for row, i in enumerate(chosen):
@@ -221,8 +242,11 @@ def fit_introduction_tagger(model: Model, intros: Sequence[Sequence[str]], label
             losses.append(loss.item())
         epoch_losses.append(float(numpy.mean(losses)))
         if after_epoch is not None:
+            module.eval()
+            _install(model, built)
             after_epoch(len(epoch_losses), epoch_losses[-1])
     module.eval()
+    _install(model, built)
     return epoch_losses
 
 
@@ -245,14 +269,14 @@ def save_introduction_tagger(model: Model, path: Path) -> None:
 
 def load_introduction_tagger(model: Model, path: Path) -> None:
     """Load what :func:`save_introduction_tagger` wrote into ``model`` (on the CPU); a folder
-    whose tagger has another LoRA rank or head width than the model's config is refused."""
+    whose tagger differs from the model's config in :data:`FITTED_SETTINGS` is refused."""
     path = Path(path)
     record_file = path / RECORD_FILE
     if not record_file.exists():
         raise ValueError(f"{path}: not a saved introduction tagger (no {RECORD_FILE})")
     saved = json.loads(record_file.read_text(encoding="utf-8")).get("settings", {})
-    for key in SHAPE_SETTINGS:
+    for key in FITTED_SETTINGS:
         if saved.get(key) != model.attrs[key]:
             raise ValueError(f"{path}: the saved introduction tagger has {key} {saved.get(key)!r}, "
                              f"the config {model.attrs[key]!r}")
-    _build(model, path)
+    _install(model, _build(model, path))
