@@ -400,13 +400,19 @@ def test_loading_trees_of_another_width_over_fitted_ones(stacked, backbone):
 def test_the_shipped_detector_carries_its_fitted_stage2():
     from conftest import REPO
 
-    folder = REPO / "pipelines" / "scholarly_core" / "scholarly_core" / "pipeline" / "contribution_detector"
+    from scholarly_contribution_detector.tagger import has_introduction_tagger
+
+    pipeline = REPO / "pipelines" / "scholarly_core" / "scholarly_core" / "pipeline"
+    config = spacy.util.load_config(pipeline / "config.cfg")["components"]["contribution_detector"]
     nlp = scholarly_nlp.blank()
-    detector = nlp.add_pipe("contribution_detector")
-    detector.from_disk(folder, exclude=["vocab"])
+    detector = nlp.add_pipe("contribution_detector", config={k: v for k, v in config.items() if k != "factory"})
+    detector.from_disk(pipeline / "contribution_detector", exclude=["vocab"])
     assert detector.has_stage2
     assert detector.stage2.attrs["cue_window"] is False and detector.stage2.attrs["sentence_encoder"] == "all-MiniLM-L6-v2"
     assert detector.stage2_uses_embeddings and has_weights(detector.embedding_scorer)
+    # the third scorer: the fine-tuned introduction tagger, a LoRA adapter over the packaged MiniLM
+    assert detector.stage2_uses_tagger and has_introduction_tagger(detector.tagger)
+    assert detector.tagger.attrs["backbone"] == "all-MiniLM-L6-v2"
     assert detector.stage2.get_dim("nI") == detector.stage2_width()
     detector.check_stage2()  # the shipped config matches what the trees were fitted with
 
