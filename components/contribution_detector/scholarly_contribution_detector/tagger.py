@@ -7,9 +7,12 @@ through LoRA adapters over the whole introduction, as sequential sentence classi
 (:mod:`scholarly_nlp.ml.sentence_sequence`): windows of whole consecutive sentences, each
 sentence the mean of its hidden states plus its position, a BiLSTM over all of the
 introduction's sentences and one sigmoid output per sentence. Alone it is below the stacked
-detector; as a third scorer under stage 2 it lifts the training papers' cross-validation
-and the held-out papers over three fold seeds
-(``benchmarks/contribution_detector_finetune_stacked.py``).
+detector; as a third scorer under stage 2 it lifted the training papers' cross-validation and
+the held-out papers over three fold seeds (``benchmarks/contribution_detector_finetune_stacked.py``,
+which scored the held-out papers with the mean of the five fold models). What ships is one
+tagger fine-tuned on all the training papers, under trees fitted on the fold models'
+out-of-fold probabilities; ``evaluate-detector`` measured it on the held-out papers
+(``projects/contribution_linker/README.md``).
 
 * **Forward**: a list of introductions (each a list of sentence texts) -> per introduction a
   float32 array of probabilities; an empty introduction gives an empty array.
@@ -19,9 +22,9 @@ and the held-out papers over three fold seeds
   is fitted with stage 2 (``ContributionDetector.fit_stage2``), once per fold for its
   out-of-fold probabilities and once on all the training papers. ``begin_update`` is refused.
 * **Unfitted**: a model with no module (:func:`has_introduction_tagger` false) cannot predict.
-* **Saved** (:func:`save_introduction_tagger`) as the LoRA adapter (about 1 MB for MiniLM at
-  rank 16) beside a reference to the backbone, the head in safetensors and ``tagger.json``,
-  never a copy of the backbone.
+* **Saved** (:func:`save_introduction_tagger`) as the LoRA adapter (2.7 MB for MiniLM at rank
+  16: every attention and feed-forward projection is adapted) beside a reference to the
+  backbone, the head (0.6 MB) in safetensors and ``tagger.json``, never a copy of the backbone.
 """
 
 from __future__ import annotations
