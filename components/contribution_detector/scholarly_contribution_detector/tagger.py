@@ -167,10 +167,14 @@ def _build(model: Model, path: Optional[Path]) -> dict:
             "untracked_keys": list(loaded.missing)}
 
 
+# what a fitted tagger keeps in its attrs beside its module (set by _build, copied by take_fit)
+_BUILT_ATTRS = (_TOKENIZER, "backbone", "backbone_digest", "untracked_keys")
+
+
 def _install(model: Model, built: dict) -> None:
     """Make ``model`` hold what :func:`_build` built."""
     model.shims[:] = [PyTorchShim(built["module"])]
-    for key in (_TOKENIZER, "backbone", "backbone_digest", "untracked_keys"):
+    for key in _BUILT_ATTRS:
         model.attrs[key] = built[key]
 
 
@@ -179,8 +183,7 @@ def take_fit(target: Model, source: Model) -> None:
     leaves ``target`` as it was)."""
     if source.attrs["hidden_width"] != target.attrs["hidden_width"]:
         raise ValueError("take_fit: the taggers' settings differ")
-    _install(target, {"module": _module(source), **{key: source.attrs[key] for key in
-                                                     (_TOKENIZER, "backbone", "backbone_digest", "untracked_keys")}})
+    _install(target, {"module": _module(source), **{key: source.attrs[key] for key in _BUILT_ATTRS}})
 
 
 def move_introduction_tagger(model: Model, device: Optional[str]) -> None:
