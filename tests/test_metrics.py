@@ -34,7 +34,9 @@ from scholarly_nlp.metrics import (
     ndcg_at_k,
     canonical_sentence_id,
     normalize_facet,
+    micro_f1,
     paired_bootstrap,
+    paired_bootstrap_micro_f1,
     per_label_prf,
     precision_at_k,
     ranked_grades,
@@ -498,13 +500,65 @@ def test_paired_bootstrap_rejects_bad_input(a, b, kwargs):
         paired_bootstrap(a, b, **kwargs)
 
 
+def test_micro_f1_of_counts():
+    # 2 * 3 / (2 * 3 + 1 + 2) = 6 / 9; nothing predicted and nothing gold -> 0
+    assert micro_f1([3, 1, 2]) == approx(2 / 3)
+    assert micro_f1([0, 0, 0]) == 0.0
+    assert list(micro_f1([[3, 1, 2], [0, 4, 0], [1, 0, 0]])) == approx([2 / 3, 0.0, 1.0])
+
+
+def test_paired_bootstrap_micro_f1_pools_counts_before_f1():
+    # A: papers (tp, fp, fn) sum to (4, 2, 2) -> F1 8/12; B: (2, 2, 4) -> 4/10
+    a = [[3, 0, 1], [1, 2, 1]]
+    b = [[2, 0, 2], [0, 2, 2]]
+    res = paired_bootstrap_micro_f1(a, b, n_resamples=2000, seed=3)
+    assert res["delta"] == approx(8 / 12 - 4 / 10)
+    # the mean of per-paper F1 differences would be another number: pooling is what is tested
+    per_paper = (micro_f1([3, 0, 1]) - micro_f1([2, 0, 2]) + micro_f1([1, 2, 1]) - micro_f1([0, 2, 2])) / 2
+    assert res["delta"] != approx(per_paper)
+    assert set(res) == {"delta", "p_value", "ci_low", "ci_high"}
+    assert res == paired_bootstrap_micro_f1(a, b, n_resamples=2000, seed=3)
+    swapped = paired_bootstrap_micro_f1(b, a, n_resamples=2000, seed=3)
+    assert swapped["delta"] == approx(-res["delta"]) and swapped["ci_low"] == approx(-res["ci_high"])
+
+
+def test_paired_bootstrap_micro_f1_hand_computed_extremes():
+    # identical systems: every resample gives 0 -> delta 0, CI [0, 0], p = 1
+    same = paired_bootstrap_micro_f1([[1, 1, 0], [2, 0, 1]], [[1, 1, 0], [2, 0, 1]], n_resamples=500)
+    assert same == {"delta": 0.0, "p_value": 1.0, "ci_low": 0.0, "ci_high": 0.0}
+    # every paper perfect for A and wholly wrong for B: each resample differs by exactly 1
+    perfect = paired_bootstrap_micro_f1([[2, 0, 0], [1, 0, 0]], [[0, 1, 2], [0, 3, 1]], n_resamples=1000)
+    assert perfect["delta"] == approx(1.0) and perfect["ci_low"] == approx(1.0) and perfect["ci_high"] == approx(1.0)
+    assert perfect["p_value"] == approx(1 / 1001)
+
+
+def test_paired_bootstrap_micro_f1_separates_clear_and_null_differences():
+    better = [[4, 1, 1], [3, 1, 0], [5, 0, 1], [2, 1, 1]] * 10
+    worse = [[2, 3, 3], [1, 4, 2], [3, 2, 3], [1, 2, 2]] * 10
+    clear = paired_bootstrap_micro_f1(better, worse)
+    assert clear["p_value"] < 0.01 and clear["ci_low"] > 0
+    noise = paired_bootstrap_micro_f1([[3, 1, 1], [1, 2, 2]] * 20, [[1, 2, 2], [3, 1, 1]] * 20)
+    assert noise["delta"] == approx(0.0) and noise["ci_low"] < 0 < noise["ci_high"] and noise["p_value"] > 0.05
+
+
+@pytest.mark.parametrize(
+    "a, b, kwargs",
+    [([[1, 0, 0]], [[1, 0]], {}), ([[1, 0, 0]], [[1, 0, 0], [1, 0, 0]], {}), ([], [], {}),
+     ([[1, -1, 0]], [[1, 0, 0]], {}), ([[1, float("nan"), 0]], [[1, 0, 0]], {}),
+     ([[1, 0, 0]], [[1, 0, 0]], {"n_resamples": 0}), ([[1, 0, 0]], [[1, 0, 0]], {"confidence": 1.0})],
+)
+def test_paired_bootstrap_micro_f1_rejects_bad_input(a, b, kwargs):
+    with pytest.raises(ValueError):
+        paired_bootstrap_micro_f1(a, b, **kwargs)
+
+
 # =========================================================================== registry
 
 
 def test_builtin_metrics_registry():
     expected = {
         "map", "mrr", "ndcg", "acc_at_k", "recall_at_k", "hit_at_k",
-        "csfcube", "clscisumm_task1a", "facet_f1", "paired_bootstrap",
+        "csfcube", "clscisumm_task1a", "facet_f1", "paired_bootstrap", "paired_bootstrap_micro_f1",
     }
     assert expected <= set(BUILTIN_METRICS)
     assert all(callable(f) for f in BUILTIN_METRICS.values())

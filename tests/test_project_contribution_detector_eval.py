@@ -27,7 +27,7 @@ PROJECT = REPO / "projects" / "contribution_linker"
 SCRIPT = PROJECT / "scripts" / "evaluate_detector.py"
 PIPE = "contribution_detector"
 KEYS = {"precision", "recall", "f1", "tp", "fp", "fn", "n_papers", "n_sentences", "n_positive", "threshold", "model",
-        "failed", "per_paper", "baselines"}
+        "failed", "per_paper", "baselines", "vs_baselines"}
 BROKEN = "broken_task/0"
 
 
@@ -135,6 +135,20 @@ def test_baselines_train_only_on_papers_that_are_not_evaluated(result):
         assert baseline["n_train_papers"] == 6  # the evaluated paper filed under another id is left out
         assert 0.0 <= baseline["precision"] <= 1.0 and 0.0 <= baseline["recall"] <= 1.0
         assert baseline["tp"] + baseline["fn"] == metrics["n_positive"]
+
+
+def test_each_baseline_is_compared_with_the_detector_paper_by_paper(result):
+    metrics, _, proc = result
+    assert set(metrics["vs_baselines"]) == {"tfidf", "tfidf_context"}
+    for name, test in metrics["vs_baselines"].items():
+        baseline = metrics["baselines"][name]
+        assert sorted(baseline["per_paper"]) == sorted(metrics["per_paper"])
+        for key in ("tp", "fp", "fn"):
+            assert baseline[key] == sum(paper[key] for paper in baseline["per_paper"].values())
+        # the test's delta is the difference of the pooled F1s the metrics report
+        assert test["delta"] == pytest.approx(metrics["f1"] - baseline["f1"])
+        assert test["ci_low"] <= test["ci_high"] and 0.0 < test["p_value"] <= 1.0 and test["n_papers"] == 3
+        assert f"contribution_detector - {name}: F1 {test['delta']:+.3f}" in proc.stdout
 
 
 def test_an_unknown_model_says_so_in_one_line(ncg_dirs, tmp_path, monkeypatch):

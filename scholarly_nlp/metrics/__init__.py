@@ -7,7 +7,8 @@
 * :mod:`.clscisumm` - CL-SciSumm 2018 Task 1A/1B scoring (the annotation cell parsers are
   :mod:`scholarly_nlp.readers.clscisumm_cells`).
 * :mod:`.facets` - multi-label citation facet P/R/F1 (per label, micro, macro).
-* :mod:`.significance` - paired bootstrap test.
+* :mod:`.significance` - paired bootstrap tests (of per-item scores, and of micro F1 over
+  items that carry counts).
 
 Metrics are pure functions: none reads a file. The package exports each submodule's
 ``__all__``. :data:`BUILTIN_METRICS` maps a registry name to its function. The run-level
@@ -39,6 +40,7 @@ BUILTIN_METRICS: Dict[str, Callable[..., object]] = {
     "clscisumm_task1b": clscisumm.clscisumm_task1b,
     "facet_f1": facets.facet_f1,
     "paired_bootstrap": significance.paired_bootstrap,
+    "paired_bootstrap_micro_f1": significance.paired_bootstrap_micro_f1,
 }
 """Registry name -> metric function, registered by the plugin system."""
 

@@ -13,8 +13,8 @@ reason under ``failed`` and skipped; the rest goes on.
 
 Writes ``--metrics`` (default ``metrics/detector.json``): ``precision``, ``recall``, ``f1``,
 ``tp``, ``fp``, ``fn``, ``n_papers``, ``n_sentences``, ``n_positive``, ``threshold``,
-``model``, ``failed``, ``per_paper`` (``{paper_id: {n_sentences, n_positive, tp, fp, fn}}``)
-and ``baselines``; and ``<output-dir>/detector_predictions.jsonl``, one line per gold
+``model``, ``failed``, ``per_paper`` (``{paper_id: {n_sentences, n_positive, tp, fp, fn}}``),
+``baselines`` and ``vs_baselines``; and ``<output-dir>/detector_predictions.jsonl``, one line per gold
 introduction sentence: ``{"paper_id", "sentence", "probability", "predicted", "gold"}``.
 
 ``--baselines tfidf,tfidf_context``: TF-IDF logistic regressions
@@ -22,7 +22,11 @@ introduction sentence: ``{"paper_id", "sentence", "probability", "predicted", "g
 ``benchmarks/contribution_detection_cv.py``; on the sentence text alone, or with context
 features), trained on the introduction sentences of the papers of ``--train-ncg-dir`` that
 are not evaluated (neither the same paper id nor the same Stanza file name), decision
-threshold 0.5, scored by the same ``ContributionDetector.score``.
+threshold 0.5, scored by the same ``ContributionDetector.score``; each also gets its
+``per_paper`` counts. ``vs_baselines`` holds, for each baseline scored, the paired bootstrap
+of the detector's F1 minus the baseline's over the evaluated papers
+(:func:`scholarly_nlp.metrics.paired_bootstrap_micro_f1`: papers resampled, F1 pooled over
+each resample's sentences; ``delta``, ``ci_low``, ``ci_high``, ``p_value``, ``n_papers``).
 
 ``--model`` is an installed pipeline package (default: the shipped ``scholarly_core``) or a
 pipeline folder; only its ``contribution_detector`` is loaded.
@@ -47,6 +51,7 @@ from scholarly_contribution_detector.baselines import fit_predict
 from scholarly_contribution_detector.data import paper_rows
 from scholarly_contribution_detector.factory import ContributionDetector, gold_items
 from scholarly_contribution_detector.ncg_docs import ncg_doc, sentence_offsets
+from scholarly_nlp.metrics import paired_bootstrap_micro_f1
 from scholarly_nlp.readers import NCGPaper, iter_ncg_papers, ncg_folders
 
 PIPE = "contribution_detector"
@@ -54,6 +59,7 @@ PREDICTIONS_NAME = "detector_predictions.jsonl"
 BASELINE_THRESHOLD = 0.5
 #: baseline name -> whether it adds the context features to the sentence's TF-IDF
 BASELINES = {"tfidf": False, "tfidf_context": True}
+OUTCOMES = ("tp", "fp", "fn")
 
 
 @dataclass
@@ -140,11 +146,25 @@ def gold_counts(examples: list[Example]) -> dict:
     return {"n_sentences": len(items), "n_positive": sum(int(g["label"]) for g in items)}
 
 
+def outcome_counts(detector: ContributionDetector, example: Example) -> dict:
+    """``{tp, fp, fn}`` of one example (:meth:`ContributionDetector.count_outcomes`)."""
+    return detector.count_outcomes([example]) or dict.fromkeys(OUTCOMES, 0)
+
+
 def per_paper_counts(detector: ContributionDetector, evaluated: list[EvaluatedPaper]) -> dict:
     """``{paper_id: {n_sentences, n_positive, tp, fp, fn}}``."""
-    return {item.paper_id: {**gold_counts([item.example]),
-                            **(detector.count_outcomes([item.example]) or {"tp": 0, "fp": 0, "fn": 0})}
+    return {item.paper_id: {**gold_counts([item.example]), **outcome_counts(detector, item.example)}
             for item in evaluated}
+
+
+def versus_baselines(per_paper: dict, baselines: dict) -> dict:
+    """``{name: {delta, ci_low, ci_high, p_value, n_papers}}``: the paired bootstrap of the
+    detector's micro F1 minus each scored baseline's, resampling the evaluated papers."""
+    ids = sorted(per_paper)
+    ours = [[per_paper[i][key] for key in OUTCOMES] for i in ids]
+    return {name: {**paired_bootstrap_micro_f1(ours, [[result["per_paper"][i][key] for key in OUTCOMES] for i in ids]),
+                   "n_papers": len(ids)}
+            for name, result in baselines.items() if "per_paper" in result}
 
 
 # --------------------------------------------------------------------------- baselines
@@ -197,7 +217,8 @@ def baseline_metrics(name: str, detector: ContributionDetector, train: list[NCGP
         examples.append(baseline_example(item.example.reference, probabilities[start : start + len(rows)]))
         start += len(rows)
     return {**detection_metrics(detector, examples), "threshold": BASELINE_THRESHOLD,
-            "n_train_papers": len(train), "n_train_sentences": len(train_rows)}
+            "n_train_papers": len(train), "n_train_sentences": len(train_rows),
+            "per_paper": {item.paper_id: outcome_counts(detector, example) for item, example in zip(evaluated, examples)}}
 
 
 def run_baselines(names: list[str], train_ncg_dir: Optional[Path], detector: ContributionDetector,
@@ -268,10 +289,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     args.output_dir.mkdir(parents=True, exist_ok=True)
     write_predictions(args.output_dir / PREDICTIONS_NAME, evaluated)
     examples = [item.example for item in evaluated]
+    per_paper = per_paper_counts(detector, evaluated)
+    baselines = run_baselines(args.baselines, args.train_ncg_dir, detector, evaluated)
     metrics = {**detection_metrics(detector, examples), "n_papers": len(evaluated), **gold_counts(examples),
                "threshold": detector.cfg["threshold"], "model": args.model, "failed": failed,
-               "per_paper": per_paper_counts(detector, evaluated),
-               "baselines": run_baselines(args.baselines, args.train_ncg_dir, detector, evaluated),
+               "per_paper": per_paper, "baselines": baselines, "vs_baselines": versus_baselines(per_paper, baselines),
                "ncg_eval_dir": str(args.ncg_eval_dir), "seconds": round(time.time() - start, 1)}
     args.metrics.parent.mkdir(parents=True, exist_ok=True)
     scholarly_nlp.write_atomic(args.metrics, json.dumps(metrics, indent=2).encode("utf-8"))
@@ -279,6 +301,9 @@ def main(argv: Optional[list[str]] = None) -> int:
           f"{len(evaluated)} papers, {len(failed)} failed)")
     for name, result in metrics["baselines"].items():
         print(headline(name, result))
+    for name, test in metrics["vs_baselines"].items():
+        print(f"{PIPE} - {name}: F1 {test['delta']:+.3f} (95% CI {test['ci_low']:+.3f}..{test['ci_high']:+.3f}, "
+              f"p {test['p_value']:.3f}, {test['n_papers']} papers)")
     return 0
 
 
