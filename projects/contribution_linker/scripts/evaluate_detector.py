@@ -303,7 +303,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(headline(name, result))
     for name, test in metrics["vs_baselines"].items():
         print(f"{PIPE} - {name}: F1 {test['delta']:+.3f} (95% CI {test['ci_low']:+.3f}..{test['ci_high']:+.3f}, "
-              f"p {test['p_value']:.3f}, {test['n_papers']} papers)")
+              f"p {test['p_value']:.2g}, {test['n_papers']} papers)")
     return 0
 
 
