@@ -303,6 +303,8 @@ def test_the_tagger_survives_disk_and_bytes(stacked, backbone, tmp_path):
     detector = nlp.get_pipe("contribution_detector")
     nlp.to_disk(tmp_path / "again")
     tagger_module.drop_introduction_tagger(detector.tagger)
+    # dropped is unfitted: nothing of the fitted tagger is left in its attrs, only the settings
+    assert set(detector.tagger.attrs) == set(tagger_module.SETTINGS)
     try:
         detector.to_disk(tmp_path / "again" / "contribution_detector", exclude=["vocab"])
         assert not (tmp_path / "again" / "contribution_detector" / "tagger").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy
 import pytest
 
 import scholarly_nlp.metrics
@@ -505,6 +506,9 @@ def test_micro_f1_of_counts():
     assert micro_f1([3, 1, 2]) == approx(2 / 3)
     assert micro_f1([0, 0, 0]) == 0.0
     assert list(micro_f1([[3, 1, 2], [0, 4, 0], [1, 0, 0]])) == approx([2 / 3, 0.0, 1.0])
+    for bad in ([1, 2], [1, 2, 3, 4], [1, -1, 0], 3):
+        with pytest.raises(ValueError):
+            micro_f1(bad)
 
 
 def test_paired_bootstrap_micro_f1_pools_counts_before_f1():
@@ -537,13 +541,34 @@ def test_paired_bootstrap_micro_f1_separates_clear_and_null_differences():
     worse = [[2, 3, 3], [1, 4, 2], [3, 2, 3], [1, 2, 2]] * 10
     clear = paired_bootstrap_micro_f1(better, worse)
     assert clear["p_value"] < 0.01 and clear["ci_low"] > 0
-    noise = paired_bootstrap_micro_f1([[3, 1, 1], [1, 2, 2]] * 20, [[1, 2, 2], [3, 1, 1]] * 20)
-    assert noise["delta"] == approx(0.0) and noise["ci_low"] < 0 < noise["ci_high"] and noise["p_value"] > 0.05
+    # A is one true positive ahead in one paper of forty: a small delta, no evidence
+    noise_a = [[3, 1, 1], [1, 2, 2]] * 20
+    noise_b = [[1, 2, 2], [3, 1, 1]] * 20
+    noise_a[0] = [4, 1, 0]
+    noise = paired_bootstrap_micro_f1(noise_a, noise_b)
+    assert 0 < noise["delta"] < 0.02 and noise["ci_low"] < 0 < noise["ci_high"] and noise["p_value"] > 0.05
+
+
+def test_paired_bootstrap_micro_f1_draws_items_with_replacement():
+    # two papers: A perfect on one (1, 0, 0), wrong on the other (0, 1, 0); B is never right.
+    # Drawing two papers with replacement gives A's F1 1 (both the first), 2/3 (one each) or
+    # 0 (both the second), with probabilities 1/4, 1/2, 1/4; B's F1 is always 0.
+    res = paired_bootstrap_micro_f1([[1, 0, 0], [0, 1, 0]], [[0, 1, 1], [0, 1, 0]], n_resamples=20000,
+                                    seed=1, confidence=0.4)
+    assert res["delta"] == approx(2 / 3)
+    # the middle 40% of the resampled deltas (30th to 70th percentile) is exactly 2/3
+    assert res["ci_low"] == approx(2 / 3) and res["ci_high"] == approx(2 / 3)
+    wide = paired_bootstrap_micro_f1([[1, 0, 0], [0, 1, 0]], [[0, 1, 1], [0, 1, 0]], n_resamples=20000,
+                                     seed=1, confidence=0.9)
+    assert wide["ci_low"] == approx(0.0) and wide["ci_high"] == approx(1.0)
+    # |d* - 2/3| >= 2/3 only for d* = 0, a quarter of the resamples
+    assert res["p_value"] == approx(0.25, abs=0.015)
 
 
 @pytest.mark.parametrize(
     "a, b, kwargs",
     [([[1, 0, 0]], [[1, 0]], {}), ([[1, 0, 0]], [[1, 0, 0], [1, 0, 0]], {}), ([], [], {}),
+     (numpy.empty((0, 3)), numpy.empty((0, 3)), {}),
      ([[1, -1, 0]], [[1, 0, 0]], {}), ([[1, float("nan"), 0]], [[1, 0, 0]], {}),
      ([[1, 0, 0]], [[1, 0, 0]], {"n_resamples": 0}), ([[1, 0, 0]], [[1, 0, 0]], {"confidence": 1.0})],
 )

@@ -151,12 +151,30 @@ def test_each_baseline_is_compared_with_the_detector_paper_by_paper(result):
         assert f"contribution_detector - {name}: F1 {test['delta']:+.3f}" in proc.stdout
 
 
-def test_an_unknown_model_says_so_in_one_line(ncg_dirs, tmp_path, monkeypatch):
-    # in this process (the script's own imports are already paid for): sys.exit(message) is exit status 1
+def test_one_paper_gets_no_bootstrap(result, monkeypatch):
+    script = load_script(monkeypatch)
+    metrics, _, _ = result
+    (paper_id,) = list(metrics["per_paper"])[:1]
+    one = {paper_id: metrics["per_paper"][paper_id]}
+    baselines = {name: {**result_, "per_paper": {paper_id: result_["per_paper"][paper_id]}}
+                 for name, result_ in metrics["baselines"].items()}
+    assert all("skipped" in test for test in script.versus_baselines(one, baselines).values())
+    assert set(script.versus_baselines(one, baselines)) == {"tfidf", "tfidf_context"}
+
+
+def load_script(monkeypatch):
+    """evaluate_detector.py imported in this process, registered in sys.modules for the test
+    (dataclasses look their module up there)."""
     spec = importlib.util.spec_from_file_location("evaluate_detector", SCRIPT)
     script = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, script)  # dataclasses look their module up there
+    monkeypatch.setitem(sys.modules, spec.name, script)
     spec.loader.exec_module(script)
+    return script
+
+
+def test_an_unknown_model_says_so_in_one_line(ncg_dirs, tmp_path, monkeypatch):
+    # in this process (the script's own imports are already paid for): sys.exit(message) is exit status 1
+    script = load_script(monkeypatch)
     metrics = tmp_path / "metrics" / "detector.json"
     with pytest.raises(SystemExit) as exit_info:
         script.main(["--ncg-eval-dir", str(ncg_dirs[0]), "--output-dir", str(tmp_path / "out"),

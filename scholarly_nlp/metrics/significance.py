@@ -18,6 +18,10 @@ say) carry counts ``(tp, fp, fn)``, each resample draws items with replacement, 
 statistic is the micro F1 of the summed counts of A minus that of B. Resampling whole items
 keeps the dependence between an item's sentences, which a per-sentence test would ignore.
 
+Both tests need at least two items to mean anything: with one, every resample equals the
+observation, the interval is ``[delta, delta]`` and ``p_value`` is its floor ``1 /
+(n_resamples + 1)`` whatever ``delta`` is.
+
 The same ``seed`` and inputs always give the same result (numpy ``default_rng``).
 Resampling is vectorised in blocks so that memory stays bounded for long inputs.
 """
@@ -30,7 +34,9 @@ import numpy as np
 
 __all__ = ["micro_f1", "paired_bootstrap", "paired_bootstrap_micro_f1"]
 
-_BLOCK_CELLS = 4_000_000  # resample indices drawn at once (about 32 MB of int64)
+# resample cells drawn at once: about 32 MB of int64 indices (paired_bootstrap), or of the
+# draw counts, which the micro-F1 path also holds as float64 (about 100 MB at its peak)
+_BLOCK_CELLS = 4_000_000
 
 
 def _bootstrap_means(diffs: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -79,8 +85,13 @@ def paired_bootstrap(
 
 def micro_f1(counts) -> Union[float, np.ndarray]:
     """F1 of counts ``(..., 3)`` = ``(tp, fp, fn)``: ``2 tp / (2 tp + fp + fn)``, 0 where nothing
-    was predicted or gold (a float for one triple, an array for many)."""
+    was predicted or gold (a float for one triple, an array for many). Raises ValueError when
+    the last axis is not of length 3 or a count is negative."""
     counts = np.asarray(counts, dtype=float)
+    if counts.ndim == 0 or counts.shape[-1] != 3:
+        raise ValueError(f"counts must end in (tp, fp, fn), got shape {counts.shape}")
+    if (counts < 0).any():
+        raise ValueError("counts must not be negative")
     tp, fp, fn = counts[..., 0], counts[..., 1], counts[..., 2]
     denominator = 2 * tp + fp + fn
     f1 = np.where(denominator > 0, 2 * tp / np.where(denominator > 0, denominator, 1.0), 0.0)

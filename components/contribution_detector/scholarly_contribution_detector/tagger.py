@@ -96,7 +96,8 @@ def has_introduction_tagger(model: Model) -> bool:
 def drop_introduction_tagger(model: Model) -> None:
     """Forget the fitted tagger (the settings stay)."""
     model.shims[:] = []
-    model.attrs.pop(_TOKENIZER, None)
+    for key in _BUILT_ATTRS:
+        model.attrs.pop(key, None)
 
 
 def unfitted_copy(model: Model) -> Model:

@@ -26,7 +26,8 @@ threshold 0.5, scored by the same ``ContributionDetector.score``; each also gets
 ``per_paper`` counts. ``vs_baselines`` holds, for each baseline scored, the paired bootstrap
 of the detector's F1 minus the baseline's over the evaluated papers
 (:func:`scholarly_nlp.metrics.paired_bootstrap_micro_f1`: papers resampled, F1 pooled over
-each resample's sentences; ``delta``, ``ci_low``, ``ci_high``, ``p_value``, ``n_papers``).
+each resample's sentences; ``delta``, ``ci_low``, ``ci_high``, ``p_value``, ``n_papers``;
+``skipped`` with a single paper).
 
 ``--model`` is an installed pipeline package (default: the shipped ``scholarly_core``) or a
 pipeline folder; only its ``contribution_detector`` is loaded.
@@ -159,12 +160,20 @@ def per_paper_counts(detector: ContributionDetector, evaluated: list[EvaluatedPa
 
 def versus_baselines(per_paper: dict, baselines: dict) -> dict:
     """``{name: {delta, ci_low, ci_high, p_value, n_papers}}``: the paired bootstrap of the
-    detector's micro F1 minus each scored baseline's, resampling the evaluated papers."""
+    detector's micro F1 minus each scored baseline's, resampling the evaluated papers
+    (``{name: {"skipped": reason}}`` with one paper, where resampling cannot vary)."""
     ids = sorted(per_paper)
     ours = [[per_paper[i][key] for key in OUTCOMES] for i in ids]
-    return {name: {**paired_bootstrap_micro_f1(ours, [[result["per_paper"][i][key] for key in OUTCOMES] for i in ids]),
-                   "n_papers": len(ids)}
-            for name, result in baselines.items() if "per_paper" in result}
+    tests = {}
+    for name, result in baselines.items():
+        if "per_paper" not in result:
+            continue
+        if len(ids) < 2:
+            tests[name] = {"skipped": "a paired bootstrap over papers needs at least 2 papers"}
+            continue
+        theirs = [[result["per_paper"][i][key] for key in OUTCOMES] for i in ids]
+        tests[name] = {**paired_bootstrap_micro_f1(ours, theirs), "n_papers": len(ids)}
+    return tests
 
 
 # --------------------------------------------------------------------------- baselines
@@ -302,6 +311,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, result in metrics["baselines"].items():
         print(headline(name, result))
     for name, test in metrics["vs_baselines"].items():
+        if "skipped" in test:
+            print(f"{PIPE} - {name}: skipped ({test['skipped']})")
+            continue
         print(f"{PIPE} - {name}: F1 {test['delta']:+.3f} (95% CI {test['ci_low']:+.3f}..{test['ci_high']:+.3f}, "
               f"p {test['p_value']:.2g}, {test['n_papers']} papers)")
     return 0
