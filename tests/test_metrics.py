@@ -39,6 +39,8 @@ from scholarly_nlp.metrics import (
     paired_bootstrap,
     paired_bootstrap_micro_f1,
     per_label_prf,
+    versus_baselines,
+    versus_summary,
     precision_at_k,
     ranked_grades,
     recall_at_k,
@@ -577,6 +579,52 @@ def test_paired_bootstrap_micro_f1_rejects_bad_input(a, b, kwargs):
         paired_bootstrap_micro_f1(a, b, **kwargs)
 
 
+def test_versus_baselines_tests_each_metric_against_each_baseline():
+    ours = {"ap": [0.9, 0.8, 1.0, 0.7], "hit": [1.0, 1.0, 1.0, 0.0]}
+    baselines = {"first": {"ap": [0.5, 0.8, 0.6, 0.7], "hit": [0.0, 1.0, 0.0, 0.0]},
+                 "same": {"ap": [0.9, 0.8, 1.0, 0.7], "hit": [1.0, 1.0, 1.0, 0.0]}}
+    report = versus_baselines(ours, baselines, n_resamples=500, seed=1)
+    assert set(report) == {"first", "same"}
+    for metric in ("ap", "hit"):
+        assert report["first"][metric] == paired_bootstrap(ours[metric], baselines["first"][metric],
+                                                           n_resamples=500, seed=1)
+    assert report["first"]["ap"]["delta"] == pytest.approx(0.2)
+    assert report["first"]["hit"]["delta"] == pytest.approx(0.5)
+    assert report["same"]["ap"]["delta"] == 0.0 and report["same"]["ap"]["p_value"] == 1.0
+    assert report["first"]["n_items"] == report["same"]["n_items"] == 4
+
+
+def test_versus_baselines_pools_counts_and_skips_a_single_item():
+    ours = {"f1": [[3, 1, 0], [1, 0, 2]]}
+    theirs = {"f1": [[2, 2, 1], [0, 1, 3]]}
+    report = versus_baselines(ours, {"bm25": theirs}, pooled=True, n_resamples=300)
+    assert report["bm25"]["f1"] == paired_bootstrap_micro_f1(ours["f1"], theirs["f1"], n_resamples=300)
+    assert report["bm25"]["f1"]["delta"] == pytest.approx(micro_f1([4, 1, 2]) - micro_f1([2, 3, 4]))
+    single = versus_baselines({"f1": [[3, 1, 0]]}, {"bm25": {"f1": [[2, 2, 1]]}}, pooled=True)
+    assert "at least 2 items" in single["bm25"]["skipped"]
+    assert versus_baselines(ours, {}, pooled=True) == {}
+
+
+@pytest.mark.parametrize("ours, baselines, message", [
+    ({"ap": [0.1, 0.2]}, {"b": {"mrr": [0.1, 0.2]}}, "has no ap"),
+    ({"ap": [0.1, 0.2]}, {"b": {"ap": [0.1, 0.2, 0.3]}}, "scores 3 items"),
+    ({"ap": [0.1, 0.2], "hit": [1.0]}, {"b": {"ap": [0.1, 0.2], "hit": [1.0]}}, "different numbers of items"),
+])
+def test_versus_baselines_rejects_misaligned_inputs(ours, baselines, message):
+    with pytest.raises(ValueError, match=message):
+        versus_baselines(ours, baselines)
+
+
+
+def test_versus_summary_prints_the_named_metrics_in_order():
+    test = {"hit_at_5": {"delta": -0.0147, "ci_low": -0.1, "ci_high": 0.07, "p_value": 0.81234},
+            "hit_at_1": {"delta": 0.0441, "ci_low": -0.029, "ci_high": 0.1176, "p_value": 0.3},
+            "n_items": 68}
+    line = versus_summary(test, {"hit_at_1": "hit@1", "hit_at_5": "hit@5", "mrr": "MRR"}, "queries")
+    assert line == ("hit@1 +0.044 (95% CI -0.029..+0.118, p 0.3), "
+                    "hit@5 -0.015 (95% CI -0.100..+0.070, p 0.81) (68 queries)")
+    assert versus_summary({"skipped": "one paper"}, {"f1": "F1"}) == "skipped (one paper)"
+
 # =========================================================================== registry
 
 
@@ -593,3 +641,4 @@ def test_builtin_metrics_registry():
     rankings, qrels = {"q": RANKING}, {"q": BINARY}
     assert BUILTIN_METRICS["mrr"](rankings, qrels) == approx(0.5)
     assert BUILTIN_METRICS["recall_at_k"](rankings, qrels, 5) == approx(2 / 3)
+

@@ -8,7 +8,8 @@
   :mod:`scholarly_nlp.readers.clscisumm_cells`).
 * :mod:`.facets` - multi-label citation facet P/R/F1 (per label, micro, macro).
 * :mod:`.significance` - paired bootstrap tests (of per-item scores, and of micro F1 over
-  items that carry counts).
+  items that carry counts), and a system against each of its baselines
+  (:func:`~.significance.versus_baselines`, an evaluation report's ``vs_baselines``).
 
 Metrics are pure functions: none reads a file. The package exports each submodule's
 ``__all__``. :data:`BUILTIN_METRICS` maps a registry name to its function. The run-level
