@@ -75,6 +75,20 @@ def test_evaluate_writes_predictions_and_metrics_and_reports_a_missing_paper(gol
     for name in ("bm25", "first_paragraph", "random_expected"):
         assert 0.0 <= metrics["baselines"][name]["hit_at_1"] <= metrics["baselines"][name]["hit_at_5"] <= 1.0
     assert 0.0 <= metrics["hit_at_1"] <= metrics["hit_at_5"] <= 1.0 and 0.0 <= metrics["mrr"] <= 1.0
+    # the paired bootstrap against each baseline resamples the per-query values the means come from
+    assert set(metrics["vs_baselines"]) == set(metrics["baselines"])
+    for name, baseline in {"pipeline": metrics, **metrics["baselines"]}.items():
+        for metric in ("hit_at_1", "hit_at_5", "mrr"):
+            values = baseline["per_query"][metric]
+            assert len(values) == metrics["n_queries"] and sum(values) / len(values) == pytest.approx(baseline[metric])
+        assert baseline["per_query"]["mrr"][-1] == 0.0  # the missing paper's query is a miss
+    for name, test in metrics["vs_baselines"].items():
+        assert test["n_items"] == metrics["n_queries"]
+        for metric in ("hit_at_1", "hit_at_5", "mrr"):
+            delta = metrics[metric] - metrics["baselines"][name][metric]
+            assert test[metric]["delta"] == pytest.approx(delta)
+            assert test[metric]["ci_low"] <= delta <= test[metric]["ci_high"] and 0.0 < test[metric]["p_value"] <= 1.0
+        assert f"pipeline - {name}: hit@1 " in proc.stdout
 
 
 def test_evaluate_without_a_trained_pipeline_says_so_in_one_line(gold_path, tei_dir, tmp_path):

@@ -298,8 +298,11 @@ def evaluate_rankings(gold: Sequence[ContributionGold], rankings: Sequence[Optio
     all). A hit@k is a gold-matching paragraph among the first k; MRR uses the first match.
 
     Returns ``{"hit_at_1", "hit_at_5", "mrr", "n_queries", "n_skipped_null",
-    "n_unmatched_sentence", "n_gold_paragraph_missing"}`` (a ``hit_at_<k>`` for each ``k`` in
-    ``ks``); metrics are 0.0 when there is no query.
+    "n_unmatched_sentence", "n_gold_paragraph_missing", "per_query"}`` (a ``hit_at_<k>`` for
+    each ``k`` in ``ks``); metrics are 0.0 when there is no query. ``per_query`` holds each
+    metric's value for every query in gold order (``{"hit_at_1": [1.0, 0.0, ...], ...,
+    "mrr": [reciprocal ranks]}``; a query that scores 0 is there as 0.0), so each metric is the
+    mean of its list and two systems ranked on one gold can be compared query by query.
     """
     if len(gold) != len(rankings):
         raise ValueError(f"{len(gold)} gold items but {len(rankings)} rankings")
@@ -318,34 +321,32 @@ def evaluate_rankings(gold: Sequence[ContributionGold], rankings: Sequence[Optio
 
 def _aggregate(gold: Sequence[ContributionGold], lists: Sequence[Optional[Sequence[TextLike]]], ks: Sequence[int],
                score: Callable[[ContributionGold, Sequence[TextLike]], Optional[tuple[dict, float]]]) -> dict:
-    """Mean hit@k and reciprocal rank over the gold's queries, with the counts of
-    :func:`evaluate_rankings`; ``score`` gives one item's (hits, rr), None when no candidate
-    matches the gold."""
-    hits = {k: 0.0 for k in ks}
-    rr = 0.0
-    n_queries = n_null = n_unmatched = n_missing = 0
+    """Mean hit@k and reciprocal rank over the gold's queries, with the counts and per-query
+    values of :func:`evaluate_rankings`; ``score`` gives one item's (hits, rr), None when no
+    candidate matches the gold."""
+    per_query: dict[str, list[float]] = {**{f"hit_at_{k}": [] for k in ks}, "mrr": []}
+    n_null = n_unmatched = n_missing = 0
     for item, candidates in zip(gold, lists):
         if item.is_null:
             n_null += 1
             continue
-        n_queries += 1
+        scored = score(item, candidates) if candidates is not None else None
         if candidates is None:
             n_unmatched += 1
-            continue
-        scored = score(item, candidates)
-        if scored is None:
+        elif scored is None:
             n_missing += 1
-            continue
-        rr += scored[1]
+        hits, rr = scored if scored is not None else ({k: 0.0 for k in ks}, 0.0)
         for k in ks:
-            hits[k] += scored[0][k]
-    result = {f"hit_at_{k}": (hits[k] / n_queries if n_queries else 0.0) for k in ks}
+            per_query[f"hit_at_{k}"].append(hits[k])
+        per_query["mrr"].append(rr)
+    n_queries = len(per_query["mrr"])
+    result: dict = {name: (sum(values) / n_queries if n_queries else 0.0) for name, values in per_query.items()}
     result.update({
-        "mrr": rr / n_queries if n_queries else 0.0,
         "n_queries": n_queries,
         "n_skipped_null": n_null,
         "n_unmatched_sentence": n_unmatched,
         "n_gold_paragraph_missing": n_missing,
+        "per_query": per_query,
     })
     return result
 

@@ -11,9 +11,11 @@ Writes ``<output-dir>/predictions.jsonl`` (``{"paper_id", "sentence", "ranked_pa
 [full paragraph texts, best first, 5]}``, one line per gold item, in gold order) and
 ``--metrics`` (default ``metrics/contributions.json``): ``hit_at_1``, ``hit_at_5``, ``mrr``
 and counts for the pipeline, the same for the baselines (BM25, TF-IDF, zero-shot MiniLM,
-first paragraph, random expectation) under ``baselines``, and ``detection_recall``: the share
-of matched gold sentences that the pipeline's ``contribution_detector`` (when present) flags
-as contributions. A TEI file that is missing or cannot be read is reported with the reason
+first paragraph, random expectation) under ``baselines``, ``vs_baselines``: for each
+baseline, a paired bootstrap of the pipeline against it on each metric, resampling the gold
+queries (:func:`scholarly_nlp.metrics.versus_baselines`; ``per_query`` holds the values it
+resamples), and ``detection_recall``: the share of matched gold sentences that the
+pipeline's ``contribution_detector`` (when present) flags as contributions. A TEI file that is missing or cannot be read is reported with the reason
 and its gold items count as misses; the other papers go on.
 
 ``--model`` is an installed pipeline package (default: the shipped ``scholarly_core``) or a
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Optional
 
 import scholarly_nlp
+from scholarly_nlp.metrics import versus_baselines, versus_summary
 from scholarly_contribution_linker.baselines import BM25Ranker, EmbeddingRanker, FirstParagraphRanker, TfidfRanker
 from scholarly_contribution_linker.evaluation import (
     evaluate_rankings,
@@ -43,6 +46,7 @@ from scholarly_contribution_linker.evaluation import (
 
 TOP = 5
 PIPES = ["contribution_detector", "contribution_linker"]
+LABELS = {"hit_at_1": "hit@1", "hit_at_5": "hit@5", "mrr": "MRR"}
 
 
 def load_docs(nlp, tei_dir: Path, paper_ids, failed: list) -> dict:
@@ -137,7 +141,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             sys.exit(f"error: unknown baseline {name!r}; known: {', '.join(rankers)}")
         baselines[name] = evaluate_rankings(gold, rank_queries(rankers[name](), queries))
     baselines["random_expected"] = expected_random_metrics(gold, [q.paragraphs if q.matched else None for q in queries])
-    metrics.update({"baselines": baselines, "detection_recall": detection_recall(queries, docs),
+    versus = versus_baselines(metrics["per_query"], {name: m["per_query"] for name, m in baselines.items()})
+    metrics.update({"baselines": baselines, "vs_baselines": versus, "detection_recall": detection_recall(queries, docs),
                     "n_papers": len(docs), "failed": failed, "seconds": time.time() - start,
                     "model": args.model, "pipes": nlp.pipe_names})
     args.metrics.parent.mkdir(parents=True, exist_ok=True)
@@ -146,6 +151,8 @@ def main(argv: Optional[list[str]] = None) -> int:
           f"({metrics['n_queries']} queries, {len(docs)} papers, {len(failed)} failed)")
     for name, m in baselines.items():
         print(f"{name}: hit@1 {m['hit_at_1']:.3f} hit@5 {m['hit_at_5']:.3f} MRR {m['mrr']:.3f}")
+    for name, test in versus.items():
+        print(f"pipeline - {name}: {versus_summary(test, LABELS, 'queries')}")
     return 0
 
 
