@@ -331,6 +331,9 @@ def test_evaluate_rankings_hand_computed():
     assert result["acc_at_1"] == 0.0  # p1's first gold "a" is at rank 2
     assert result["acc_at_3"] == pytest.approx(2 / 3)
     assert result["n_papers"] == 3
+    assert list(result["per_paper"]) == ["p1", "p2", "p3"]  # gold papers only, in gold order
+    assert result["per_paper"]["p2"] == {"ap": 0.5, "rr": 0.5, "acc_at_1": 0.0, "acc_at_3": 1.0}
+    assert result["per_paper"]["p3"] == {"ap": 0.0, "rr": 0.0, "acc_at_1": 0.0, "acc_at_3": 0.0}
 
 
 def test_read_gold_rejects_bad_lines(tmp_path):
@@ -398,6 +401,22 @@ def test_evaluate_dir_with_model_and_missing_papers(ranker_nlp, tmp_path):
     # Pick-first by hand: D14-1205 ranks fig_1, fig_2, fig_4, fig_5 (gold fig_2, fig_4): AP 7/12,
     # RR 1/2; D15-1126 ranks fig_0, fig_1, fig_3, fig_5 (gold fig_3): AP = RR = 1/3; the two
     # missing papers score 0 and still count in the denominator of 4.
-    assert report["baselines"]["pick_first"] == pytest.approx(
+    pick_first = report["baselines"]["pick_first"]
+    assert {key: pick_first[key] for key in ("map", "mrr", "acc_at_1", "acc_at_3", "n_papers")} == pytest.approx(
         {"map": (7 / 12 + 1 / 3) / 4, "mrr": (1 / 2 + 1 / 3) / 4, "acc_at_1": 0.0, "acc_at_3": 2 / 4, "n_papers": 4})
+    by_hand = {PAPERS[0]: {"ap": 7 / 12, "rr": 1 / 2, "acc_at_1": 0.0, "acc_at_3": 1.0},
+               PAPERS[1]: {"ap": 1 / 3, "rr": 1 / 3, "acc_at_1": 0.0, "acc_at_3": 1.0},
+               "BROKEN": {"ap": 0.0, "rr": 0.0, "acc_at_1": 0.0, "acc_at_3": 0.0},
+               "ABSENT": {"ap": 0.0, "rr": 0.0, "acc_at_1": 0.0, "acc_at_3": 0.0}}
+    assert list(pick_first["per_paper"]) == list(by_hand)  # gold order
+    for pid, values in by_hand.items():
+        assert pick_first["per_paper"][pid] == pytest.approx(values), pid
+    # the model against each baseline, paper by paper over the same 4 papers
+    assert list(report["per_paper"]) == list(pick_first["per_paper"])
+    assert set(report["vs_baselines"]) == {"random", "pick_first"}
+    for name, test in report["vs_baselines"].items():
+        assert test["n_items"] == 4
+        for metric in ("map", "mrr", "acc_at_1", "acc_at_3"):
+            assert test[metric]["delta"] == pytest.approx(report[metric] - report["baselines"][name][metric])
+            assert 0.0 < test[metric]["p_value"] <= 1.0
     assert "unparsable" in report["missing_reasons"]["BROKEN"]

@@ -28,5 +28,9 @@ def test_smoke_workflow(tmp_path):
     for key in ("map", "mrr", "acc_at_1", "acc_at_3"):
         assert 0.0 <= metrics[key] <= 1.0
     assert metrics["baselines"]["pick_first"]["acc_at_1"] is not None
+    assert metrics["vs_baselines"]["pick_first"]["n_items"] == 20
+    assert metrics["vs_baselines"]["pick_first"]["acc_at_1"]["delta"] == pytest.approx(
+        metrics["acc_at_1"] - metrics["baselines"]["pick_first"]["acc_at_1"])
+    assert "figure_ranker - pick_first: Acc@1 " in proc.stdout
     predictions = [json.loads(line) for line in (project / "smoke" / "output" / "predictions.jsonl").read_text().splitlines()]
     assert len(predictions) == 20 and all(p["ranking"] for p in predictions)

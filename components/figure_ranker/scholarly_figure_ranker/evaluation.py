@@ -15,7 +15,10 @@ cannot be parsed, scores 0 on every metric (it is a miss, not skipped), and
 shrinking the test set.
 
 Baselines (:mod:`.baselines`) are scored the same way, except the random one, whose
-per-paper values are exact expectations over random orders.
+per-paper values are exact expectations over random orders. Every result keeps its values
+paper by paper (``per_paper``: ``{paper_id: {"ap", "rr", "acc_at_1", "acc_at_3"}}``), and
+with a model :func:`evaluate_dir` tests it against each baseline on them (``vs_baselines``:
+a paired bootstrap over the gold papers, :func:`scholarly_nlp.metrics.versus_baselines`).
 
 Command line: ``python -m scholarly_figure_ranker.evaluation TEI_DIR GOLD [--output DIR]``
 (baselines only) prints the report as JSON.
@@ -35,7 +38,7 @@ from spacy.training import Example
 
 import scholarly_nlp
 from scholarly_nlp import MalformedInputError, ScholarlyNLPError
-from scholarly_nlp.metrics import accuracy_at_k, mean_average_precision, mean_reciprocal_rank
+from scholarly_nlp.metrics import average_precision, hit_at_k, reciprocal_rank, versus_baselines
 
 from .baselines import BASELINES, RandomBaseline, make_baseline
 from .factory import rank_figures
@@ -45,9 +48,11 @@ GOLD_DEPTH = 3
 """How many gold figures (best first) form the relevant set."""
 PREDICTIONS_FILE = "predictions.jsonl"
 METRICS = ("map", "mrr", "acc_at_1", "acc_at_3")
+PER_PAPER_KEYS = {"map": "ap", "mrr": "rr", "acc_at_1": "acc_at_1", "acc_at_3": "acc_at_3"}
+"""Each metric's key in a paper's ``per_paper`` values (the metric is their mean over the papers)."""
 
-__all__ = ["GOLD_DEPTH", "evaluate_dir", "evaluate_rankings", "load_papers", "proxy_eval", "read_gold",
-           "write_predictions"]
+__all__ = ["GOLD_DEPTH", "PER_PAPER_KEYS", "evaluate_dir", "evaluate_rankings", "load_papers", "proxy_eval",
+           "read_gold", "versus_each_baseline", "write_predictions"]
 
 log = logging.getLogger(__name__)
 
@@ -95,30 +100,40 @@ def evaluate_rankings(predictions: Mapping[str, Sequence[str]], gold: Mapping[st
 
     Averaged over the gold papers with at least one gold id (``n_papers``); a paper missing
     from ``predictions`` counts as an empty ranking (0 on every metric); predictions for
-    papers not in the gold are ignored.
+    papers not in the gold are ignored. ``per_paper`` holds each paper's values
+    (:data:`PER_PAPER_KEYS`).
     """
-    relevant = _relevant(gold)
-    qrels = {pid: set(ids) for pid, ids in relevant.items()}
-    targets = {pid: ids[0] for pid, ids in relevant.items()}
-    return {
-        "map": mean_average_precision(predictions, qrels, skip_no_relevant=False),
-        "mrr": mean_reciprocal_rank(predictions, qrels, skip_no_relevant=False),
-        "acc_at_1": accuracy_at_k(predictions, targets, 1),
-        "acc_at_3": accuracy_at_k(predictions, targets, 3),
-        "n_papers": len(relevant),
-    }
+    per_paper = {}
+    for pid, ids in _relevant(gold).items():
+        ranking = predictions.get(pid, ())
+        per_paper[pid] = {"ap": average_precision(ranking, set(ids)), "rr": reciprocal_rank(ranking, set(ids)),
+                          "acc_at_1": hit_at_k(ranking, {ids[0]}, 1), "acc_at_3": hit_at_k(ranking, {ids[0]}, 3)}
+    return _mean_expected(per_paper, gold)
 
 
 def _mean_expected(per_paper: Mapping[str, Mapping[str, float]], gold: Mapping[str, Sequence[str]]) -> dict[str, Any]:
-    """Average per-paper expected metrics (keys ap, rr, acc_at_1, acc_at_3); absent papers = 0."""
+    """Metrics as the mean of per-paper values (keys :data:`PER_PAPER_KEYS`; absent papers = 0),
+    with ``n_papers`` and ``per_paper`` for every gold paper."""
     relevant = _relevant(gold)
-    names = {"map": "ap", "mrr": "rr", "acc_at_1": "acc_at_1", "acc_at_3": "acc_at_3"}
+    zeros = {key: 0.0 for key in PER_PAPER_KEYS.values()}
+    values = {pid: {**zeros, **per_paper.get(pid, {})} for pid in relevant}
     report: dict[str, Any] = {}
-    for metric, key in names.items():
-        values = [per_paper.get(pid, {}).get(key, 0.0) for pid in relevant]
-        report[metric] = sum(values) / len(values) if values else 0.0
+    for metric, key in PER_PAPER_KEYS.items():
+        report[metric] = sum(v[key] for v in values.values()) / len(values) if values else 0.0
     report["n_papers"] = len(relevant)
+    report["per_paper"] = values
     return report
+
+
+def versus_each_baseline(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The model's paired bootstrap against each baseline of an :func:`evaluate_dir` report, on
+    each metric over the gold papers (``{name: {metric: {"delta", "ci_low", "ci_high",
+    "p_value"}, "n_items"}}``; see :func:`scholarly_nlp.metrics.versus_baselines`)."""
+    def columns(result: Mapping[str, Any]) -> dict[str, list[float]]:
+        papers = result["per_paper"].values()
+        return {metric: [values[key] for values in papers] for metric, key in PER_PAPER_KEYS.items()}
+
+    return versus_baselines(columns(report), {name: columns(b) for name, b in report.get("baselines", {}).items()})
 
 
 # --------------------------------------------------------------------------- papers and rankings
@@ -213,8 +228,10 @@ def evaluate_dir(tei_dir: PathLike, gold_path: PathLike, nlp: Optional[Language]
     best first) go to ``predictions.jsonl`` and baseline rankings to ``baseline_<name>.jsonl``.
     ``baselines`` is True (all), False, or names from :data:`baselines.BASELINES`; ``encoder``
     replaces MiniLM in the zero-shot baseline. Returns ``{"map", "mrr", "acc_at_1",
-    "acc_at_3", "n_papers", "missing", "missing_reasons", "baselines": {name: metrics}}``;
-    missing or unparsable papers count as misses (see the module docstring).
+    "acc_at_3", "n_papers", "per_paper", "missing", "missing_reasons", "baselines": {name:
+    metrics}, "vs_baselines"}`` (``per_paper`` with a model; ``vs_baselines`` with a model and
+    baselines, :func:`versus_each_baseline`); missing or unparsable papers count as misses (see
+    the module docstring).
     """
     gold = read_gold(gold_path)
     if nlp is not None and "figure_ranker" not in nlp.pipe_names:
@@ -233,6 +250,8 @@ def evaluate_dir(tei_dir: PathLike, gold_path: PathLike, nlp: Optional[Language]
     if names:
         report["baselines"] = run_baselines(docs, gold, names, include_tables=_include_tables(nlp),
                                             encoder=encoder, output_dir=output_dir)
+        if nlp is not None:
+            report["vs_baselines"] = versus_each_baseline(report)
     return report
 
 

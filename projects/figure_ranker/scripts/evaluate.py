@@ -2,7 +2,8 @@
 
 Writes ``<output-dir>/predictions.jsonl`` (``{"paper_id", "ranking": [all candidate figure
 ids, best first]}``) and the metrics JSON (MAP, MRR, acc_at_1, acc_at_3, plus each
-baseline's). Also reports the self-supervised proxy of the model on the gold papers
+baseline's, the values paper by paper, and ``vs_baselines``: the model against each baseline
+by a paired bootstrap over the gold papers). Also reports the self-supervised proxy of the model on the gold papers
 (does a sentence that mentions a figure rank that figure's caption first?).
 
 ``--model`` is an installed pipeline package (the project's default: the shipped
@@ -17,10 +18,12 @@ import json
 import sys
 
 import scholarly_nlp
+from scholarly_nlp.metrics import versus_summary
 from scholarly_figure_ranker.evaluation import evaluate_dir, load_papers, proxy_eval, read_gold
 
 BASELINES_WITHOUT_ENCODER = ["random", "pick_first", "tfidf", "mention_count", "referring_text_tfidf"]
 PIPES = ["figure_ranker"]
+LABELS = {"acc_at_1": "Acc@1", "map": "MAP", "acc_at_3": "Acc@3", "mrr": "MRR"}
 
 
 def main() -> None:
@@ -48,6 +51,8 @@ def main() -> None:
     print(json.dumps({k: report[k] for k in ("map", "mrr", "acc_at_1", "acc_at_3", "n_papers")}))
     for name, metrics in report.get("baselines", {}).items():
         print(f"baseline {name}: " + json.dumps({k: metrics.get(k) for k in ("map", "mrr", "acc_at_1", "acc_at_3")}))
+    for name, test in report.get("vs_baselines", {}).items():
+        print(f"figure_ranker - {name}: {versus_summary(test, LABELS, 'papers')}")
     if report.get("missing"):
         print(f"missing papers (counted as misses): {report['missing']}")
 
