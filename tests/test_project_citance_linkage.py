@@ -119,6 +119,55 @@ def test_evaluate_interface_bm25(tmp_path, layout):
     assert metrics["failed"] == [] and metrics["gold_files_without_system"] == []
 
 
+@pytest.fixture(scope="module")
+def tiny_linker_pipeline(tmp_path_factory):
+    """A saved pipeline with only an untrained citance_linker over a tiny random backbone."""
+    import torch
+
+    import scholarly_nlp
+    from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+    root = tmp_path_factory.mktemp("citance_pipeline")
+    backbone = make_tiny_backbone(root / "tiny")
+    torch.manual_seed(0)
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe("citance_linker", config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
+                                                      "name": str(backbone)}})
+    with pytest.warns(UserWarning):  # no linked citances: it links but is not trained
+        nlp.initialize()
+    nlp.to_disk(root / "pipeline")
+    return root / "pipeline"
+
+
+def test_evaluate_model_against_its_bm25_baseline(tmp_path, layout, tiny_linker_pipeline):
+    out, metrics_path = tmp_path / "system", tmp_path / "metrics.json"
+    proc = run([sys.executable, str(SCRIPTS / "evaluate.py"), "--test-dir", str(layout / "test"),
+                "--gold-dir", str(layout / "gold"), "--output-dir", str(out), "--metrics", str(metrics_path),
+                "--model", str(tiny_linker_pipeline)], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    metrics = json.loads(metrics_path.read_text())
+    check_outputs(out, layout, metrics)
+    # the baseline is answered on the same folders, into its own folder, as evaluate-bm25 answers them
+    baseline = metrics["baselines"]["bm25"]
+    assert baseline["settings"]["k"] == 3 and baseline["n_gold_files"] == len(PAPERS)
+    bm25_out, bm25_metrics = tmp_path / "bm25", tmp_path / "bm25.json"
+    alone = run([sys.executable, str(SCRIPTS / "evaluate.py"), "--test-dir", str(layout / "test"),
+                 "--gold-dir", str(layout / "gold"), "--output-dir", str(bm25_out), "--metrics", str(bm25_metrics),
+                 "--system", "bm25"], cwd=tmp_path)
+    assert alone.returncode == 0, alone.stderr[-2000:]
+    for paper in PAPERS:
+        assert read_task1_rows(out / "baselines" / "bm25" / f"{paper}.csv") == read_task1_rows(bm25_out / f"{paper}.csv")
+    assert baseline["task1a_f1"] == json.loads(bm25_metrics.read_text())["task1a_f1"]
+    # the paired bootstrap resamples the reference papers with their official counts pooled
+    test = metrics["vs_baselines"]["bm25"]
+    assert test["n_items"] == len(PAPERS)
+    for task in ("task1a", "task1b"):
+        assert test[f"{task}_f1"]["delta"] == pytest.approx(metrics[f"{task}_f1"] - baseline[f"{task}_f1"])
+        assert test[f"{task}_f1"]["ci_low"] <= test[f"{task}_f1"]["ci_high"]
+    assert "model - bm25: Task 1A F1 " in proc.stdout and "(2 reference papers)" in proc.stdout
+    assert {entry["paper"] for entry in metrics["per_file"]} == set(PAPERS)
+
+
 def test_bad_reference_paper_folders(tmp_path, layout):
     test = tmp_path / "test"
     shutil.copytree(layout / "test", test)

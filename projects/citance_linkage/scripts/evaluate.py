@@ -22,7 +22,14 @@ official 2018 script (``task1_eval.py``) does, quirks included (see
 ``--metrics`` (default ``metrics/clscisumm.json``) gets ``task1a_precision``,
 ``task1a_recall``, ``task1a_f1``, ``task1b_precision``, ``task1b_recall``, ``task1b_f1``
 (official micro), the ``_macro`` variants, counts, ``per_citance`` (the same keyed by
-Citance Number), ``per_file``, ``failed`` and settings.
+Citance Number), ``per_file`` (each gold file's official counts and its ``paper``), ``failed``
+and settings. With ``--system model`` each of ``--baselines`` (default ``bm25``: the BM25 +
+position prior system at k 3, as ``--system bm25`` answers; ``''`` for none) answers the same
+folders into ``<output-dir>/baselines/<name>/`` and is scored the same way under
+``baselines``; ``vs_baselines`` holds the model's paired bootstrap against each on the official
+Task 1A and 1B F1 (``task1a_f1``, ``task1b_f1``: ``delta``, ``ci_low``, ``ci_high``,
+``p_value``; ``n_items``), resampling reference papers with their counts pooled over
+annotators and citances (:func:`scholarly_nlp.metrics.versus_baselines`).
 
 A reference-paper folder that cannot be read (no Reference_XML, XML broken beyond
 recovery, no annotation) is reported with the reason and the others go on; as in the
@@ -45,6 +52,8 @@ import scholarly_nlp
 from scholarly_nlp.retrieval import top_sentences as bm25_link
 from scholarly_nlp.metrics import (
     FACET_LABELS,
+    versus_baselines,
+    versus_summary,
     clscisumm_task1_official,
     clscisumm_task1_per_citance,
     normalize_facet,
@@ -209,22 +218,30 @@ def score(pairs: list[tuple[str, list, list]]) -> dict:
     per_file = []
     for (name, _, _), (system, gold) in zip(pairs, official):
         a, b = official_task1_counts(system, gold)
-        per_file.append({"gold_file": name, "task1a": a._asdict(), "task1b": b._asdict()})
+        per_file.append({"gold_file": name, "paper": name.split("_")[0], "task1a": a._asdict(),
+                         "task1b": b._asdict()})
     report["per_file"] = per_file
     report["n_gold_citances"] = sum(1 for _, _, g in pairs for r in g if r.get("Reference Text", "NA") != "NA")
     return report
 
 
 PIPES = ["citance_linker", "citance_facet_classifier"]
+BM25_K = 3  # the k that won grouped CV for BM25 + prior
+BASELINES = ("bm25",)
+VERSUS_LABELS = {"task1a_f1": "Task 1A F1", "task1b_f1": "Task 1B F1"}
+
+
+def bm25_system(args, k: int) -> tuple[object, Callable, dict]:
+    """(blank nlp, predictor, settings) of the BM25 + position prior system at ``k``."""
+    settings = {"k": k, "position_boost": args.position_boost, "prior_fraction": args.prior_fraction,
+                "facet": args.default_facet}
+    return scholarly_nlp.blank(), bm25_predictor(k, args.position_boost, args.prior_fraction, args.default_facet), settings
 
 
 def load_predictor(args) -> tuple[object, Callable, dict]:
     """(nlp for tokenising, predictor, settings) for the chosen system; exits with one line on error."""
     if args.system == "bm25":
-        settings = {"k": args.k or 3, "position_boost": args.position_boost, "prior_fraction": args.prior_fraction,
-                    "facet": args.default_facet}
-        return scholarly_nlp.blank(), bm25_predictor(settings["k"], args.position_boost, args.prior_fraction,
-                                                     args.default_facet), settings
+        return bm25_system(args, args.k or BM25_K)
     overrides = {"components": {"citance_linker": {"k": args.k}}} if args.k else {}
     try:
         nlp = scholarly_nlp.load(args.model, components=PIPES, require=["citance_linker"], gpu_id=args.gpu_id,
@@ -239,6 +256,66 @@ def load_predictor(args) -> tuple[object, Callable, dict]:
                 "candidates": linker.cfg.get("candidates"), "bm25_weight": linker.cfg.get("bm25_weight"),
                 "default_facet": args.default_facet}
     return nlp, model_predictor(nlp), settings
+
+
+def answer_and_score(folders: list[Path], nlp, predict: Callable, output_dir: Path, gold_dir: Path,
+                     default_facet: str) -> tuple[dict, tuple]:
+    """Answer every reference-paper folder into ``output_dir`` and score the answers against
+    ``gold_dir``: (the report's scores and counts; (answered papers, failures, reader warnings,
+    row totals, seconds)). A folder that cannot be answered is reported and the rest go on."""
+    start = time.perf_counter()
+    written: set[str] = set()
+    failed, warned = [], {}
+    totals = {"rows": 0, "answered": 0, "default_facet": 0}
+    for rp_dir in folders:
+        try:
+            stats = run_paper(rp_dir, nlp, predict, output_dir, default_facet)
+        except (scholarly_nlp.ScholarlyNLPError, ValueError, OSError) as exc:
+            failed.append({"paper": rp_dir.name, "reason": str(exc)})
+            print(f"failed: {rp_dir.name}: {exc}")
+            continue
+        written.add(rp_dir.name)
+        for key in totals:
+            totals[key] += stats[key]
+        if stats["warnings"]:
+            warned[rp_dir.name] = stats["warnings"]
+    seconds = time.perf_counter() - start
+    pairs, unscored = gold_pairs(gold_dir, output_dir, written)
+    report = score(pairs)
+    report.update({
+        "n_papers": len(written), "n_failed": len(failed), "n_gold_files": len(pairs),
+        "n_citances": totals["rows"], "n_answered": totals["answered"], "n_default_facet": totals["default_facet"],
+        "failed": failed, "gold_files_without_system": unscored,
+        "warnings": {paper: messages[:5] for paper, messages in warned.items()},
+        "seconds": round(seconds, 2),
+    })
+    return report, (written, failed, warned, totals, seconds)
+
+
+def paper_counts(report: dict, task: str) -> dict[str, list[int]]:
+    """Official ``(tp, fp, fn)`` of ``task`` (task1a / task1b) per reference paper: its gold
+    files' counts summed, so that the micro F1 over all papers is the official one."""
+    counts: dict[str, list[int]] = {}
+    for entry in report.get("per_file") or []:
+        total = counts.setdefault(entry["paper"], [0, 0, 0])
+        for i, key in enumerate(("tp", "fp", "fn")):
+            total[i] += entry[task][key]
+    return counts
+
+
+def versus_each_baseline(report: dict) -> dict:
+    """The system's paired bootstrap against each baseline of ``report`` on the official Task 1A
+    and 1B F1, resampling reference papers (all annotators of a paper together) with their
+    counts pooled (:func:`scholarly_nlp.metrics.versus_baselines`)."""
+    ours = {task: paper_counts(report, task) for task in ("task1a", "task1b")}
+    papers = sorted(ours["task1a"])
+
+    def columns(counts: dict) -> dict:
+        return {f"{task}_f1": [counts[task].get(paper, [0, 0, 0]) for paper in papers] for task in counts}
+
+    theirs = {name: columns({task: paper_counts(b, task) for task in ("task1a", "task1b")})
+              for name, b in report.get("baselines", {}).items()}
+    return versus_baselines(columns(ours), theirs, pooled=True)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -257,6 +334,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--prior-fraction", type=float, default=0.3, help="bm25 system: boosted leading fraction")
     parser.add_argument("--default-facet", default="Method", choices=FACET_LABELS,
                         help="facet written when the system gives none (bm25: always)")
+    parser.add_argument("--baselines", default="bm25",
+                        help="system model: baselines answered and scored on the same folders, into "
+                             "<output-dir>/baselines/<name>/, and tested against ('' for none; known: bm25 at k 3)")
     args = parser.parse_args(argv)
 
     test_dir, output_dir, gold_dir = Path(args.test_dir), Path(args.output_dir), Path(args.gold_dir)
@@ -265,49 +345,42 @@ def main(argv: Optional[list[str]] = None) -> int:
     folders = rp_folders(test_dir)
     if not folders:
         sys.exit(f"error: {test_dir} holds no reference-paper folder")
+    baseline_names = [b.strip() for b in args.baselines.split(",") if b.strip()] if args.system == "model" else []
+    unknown = [b for b in baseline_names if b not in BASELINES]
+    if unknown:
+        sys.exit(f"error: unknown baseline {unknown[0]!r}; known: {', '.join(BASELINES)}")
     nlp, predict, settings = load_predictor(args)
 
-    start = time.perf_counter()
-    written: set[str] = set()
-    failed, warned = [], {}
-    totals = {"rows": 0, "answered": 0, "default_facet": 0}
-    for rp_dir in folders:
-        try:
-            stats = run_paper(rp_dir, nlp, predict, output_dir, args.default_facet)
-        except (scholarly_nlp.ScholarlyNLPError, ValueError, OSError) as exc:
-            failed.append({"paper": rp_dir.name, "reason": str(exc)})
-            print(f"failed: {rp_dir.name}: {exc}")
-            continue
-        written.add(rp_dir.name)
-        for key in totals:
-            totals[key] += stats[key]
-        if stats["warnings"]:
-            warned[rp_dir.name] = stats["warnings"]
-    seconds = time.perf_counter() - start
-
-    pairs, unscored = gold_pairs(gold_dir, output_dir, written)
-    report = {"system": args.system, **score(pairs)}
-    report.update({
-        "n_papers": len(written), "n_failed": len(failed), "n_gold_files": len(pairs),
-        "n_citances": totals["rows"], "n_answered": totals["answered"], "n_default_facet": totals["default_facet"],
-        "failed": failed, "gold_files_without_system": unscored,
-        "warnings": {paper: messages[:5] for paper, messages in warned.items()},
-        "settings": settings, "seconds": round(seconds, 2),
-        "test_dir": str(test_dir), "gold_dir": str(gold_dir), "output_dir": str(output_dir),
-    })
+    report, answered = answer_and_score(folders, nlp, predict, output_dir, gold_dir, args.default_facet)
+    report = {"system": args.system, **report}
+    report["settings"] = settings
+    report.update({"test_dir": str(test_dir), "gold_dir": str(gold_dir), "output_dir": str(output_dir)})
+    if baseline_names and report["n_gold_files"]:
+        report["baselines"] = {}
+        for name in baseline_names:
+            b_nlp, b_predict, b_settings = bm25_system(args, BM25_K)
+            b_report, _ = answer_and_score(folders, b_nlp, b_predict, output_dir / "baselines" / name, gold_dir,
+                                           args.default_facet)
+            report["baselines"][name] = {**b_report, "settings": b_settings}
+        report["vs_baselines"] = versus_each_baseline(report)
+    written, failed, warned, totals, seconds = answered
     scholarly_nlp.write_atomic(args.metrics, json.dumps(report, indent=2))
 
     print(f"{args.system}: {len(written)} paper(s) answered, {totals['answered']}/{totals['rows']} citances, "
           f"{len(failed)} failed, {seconds:.1f} s; CSVs in {output_dir}")
     if warned:
         print(f"reader warnings in {len(warned)} paper(s) (first ones in {args.metrics})")
-    if pairs:
+    if report["n_gold_files"]:
         print(json.dumps({k: round(report[k], 4) for k in SCORE_KEYS}))
         print("per citance: " + json.dumps({k: round(report["per_citance"][k], 4) for k in SCORE_KEYS}))
     else:
         print(f"no gold file in {gold_dir} matches an answered paper: predictions written, nothing scored")
-    if unscored:
-        print(f"gold files not scored (no system file): {', '.join(unscored)}")
+    for name, baseline in report.get("baselines", {}).items():
+        print(f"baseline {name}: " + json.dumps({k: round(baseline[k], 4) for k in SCORE_KEYS if baseline[k] is not None}))
+    for name, test in report.get("vs_baselines", {}).items():
+        print(f"{args.system} - {name}: {versus_summary(test, VERSUS_LABELS, 'reference papers')}")
+    if report["gold_files_without_system"]:
+        print(f"gold files not scored (no system file): {', '.join(report['gold_files_without_system'])}")
     if not written:
         print("error: no reference paper could be answered")
         return 1
