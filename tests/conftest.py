@@ -113,6 +113,25 @@ def backbone(tmp_path_factory) -> str:
     return str(make_tiny_backbone(tmp_path_factory.mktemp("backbones") / "tiny"))
 
 
+def save_untrained_bi_encoder_pipe(root: Path, pipe: str) -> Path:
+    """Save, under ``root/pipeline``, a pipeline holding only ``pipe`` (a linker) over a tiny
+    random bi-encoder, initialised without examples (it links but is untrained); its path."""
+    import torch
+
+    import scholarly_nlp
+    from scholarly_nlp.ml.backbones import make_tiny_backbone
+
+    backbone = make_tiny_backbone(root / "tiny")
+    torch.manual_seed(0)
+    nlp = scholarly_nlp.blank()
+    nlp.add_pipe(pipe, config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
+                                         "name": str(backbone), "max_length": 64}})
+    with pytest.warns(UserWarning):  # no training examples: the pipe says so and still links
+        nlp.initialize()
+    nlp.to_disk(root / "pipeline")
+    return root / "pipeline"
+
+
 @pytest.fixture(scope="module")
 def pipeline_dir(tmp_path_factory):
     """A saved pipeline of tiny untrained components (figure ranker, contribution detector and

@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from conftest import REPO, shared
+from conftest import REPO, save_untrained_bi_encoder_pipe, shared
 from scholarly_nlp.metrics.clscisumm import clscisumm_task1_official
 from scholarly_nlp.readers.clscisumm_cells import official_reference_text_ok, official_task1_maps
 from scholarly_nlp.readers.clscisumm import read_task1_csv, reference_folder_doc
@@ -122,21 +122,7 @@ def test_evaluate_interface_bm25(tmp_path, layout):
 @pytest.fixture(scope="module")
 def tiny_linker_pipeline(tmp_path_factory):
     """A saved pipeline with only an untrained citance_linker over a tiny random backbone."""
-    import torch
-
-    import scholarly_nlp
-    from scholarly_nlp.ml.backbones import make_tiny_backbone
-
-    root = tmp_path_factory.mktemp("citance_pipeline")
-    backbone = make_tiny_backbone(root / "tiny")
-    torch.manual_seed(0)
-    nlp = scholarly_nlp.blank()
-    nlp.add_pipe("citance_linker", config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
-                                                      "name": str(backbone)}})
-    with pytest.warns(UserWarning):  # no linked citances: it links but is not trained
-        nlp.initialize()
-    nlp.to_disk(root / "pipeline")
-    return root / "pipeline"
+    return save_untrained_bi_encoder_pipe(tmp_path_factory.mktemp("citance_pipeline"), "citance_linker")
 
 
 def test_evaluate_model_against_its_bm25_baseline(tmp_path, layout, tiny_linker_pipeline):

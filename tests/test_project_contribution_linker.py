@@ -9,12 +9,10 @@ import subprocess
 import sys
 
 import pytest
-import torch
 
 import scholarly_nlp
-from scholarly_nlp.ml.backbones import make_tiny_backbone
 
-from conftest import REPO, shared
+from conftest import REPO, save_untrained_bi_encoder_pipe, shared
 
 PROJECT = REPO / "projects" / "contribution_linker"
 EVALUATE = PROJECT / "scripts" / "evaluate.py"
@@ -39,16 +37,7 @@ def run(args, cwd, timeout=900):
 @pytest.fixture(scope="module")
 def tiny_pipeline(tmp_path_factory):
     """A saved pipeline with only the contribution_linker over a tiny random backbone."""
-    root = tmp_path_factory.mktemp("contrib")
-    backbone = make_tiny_backbone(root / "tiny")
-    torch.manual_seed(0)
-    nlp = scholarly_nlp.blank()
-    nlp.add_pipe("contribution_linker", config={"model": {"@architectures": "scholarly_nlp.BiEncoderScorer.v1",
-                                                          "name": str(backbone), "max_length": 64}})
-    with pytest.warns(UserWarning):  # no training examples: the pipe links but is not trained
-        nlp.initialize()
-    nlp.to_disk(root / "pipeline")
-    return root / "pipeline"
+    return save_untrained_bi_encoder_pipe(tmp_path_factory.mktemp("contrib"), "contribution_linker")
 
 
 def test_evaluate_writes_predictions_and_metrics_and_reports_a_missing_paper(gold_path, tei_dir, tmp_path, tiny_pipeline):
