@@ -120,6 +120,30 @@ def test_smoke_workflow(gold_path, tei_dir, tmp_path):
     assert (project / "smoke" / "training" / "pipeline" / "contribution_detector" / "stage2").is_file()
 
 
+def test_preprocess_copies_the_held_out_ncg_papers_for_evaluate_detector(tmp_path):
+    """The dev papers of the detector's split are copied as an NCG folder whose papers read as
+    the same paper ids, so evaluate-detector-dev scores exactly the papers training left out."""
+    from scholarly_nlp.readers import iter_ncg_papers
+
+    sys.path.insert(0, str(PROJECT / "scripts"))
+    try:
+        from preprocess import detector_corpora
+    finally:
+        sys.path.remove(str(PROJECT / "scripts"))
+    out = tmp_path / "corpus"
+    out.mkdir()
+    (out / "ncg_dev" / "stale_task" / "1").mkdir(parents=True)  # an earlier run's paper is not kept
+    summary = detector_corpora(shared("nlpcontributiongraph"), out, scholarly_nlp.blank(), 0.25, 0, 8)
+    copied = list(iter_ncg_papers(out / "ncg_dev"))
+    assert sorted(p.paper_id for p in copied) == summary["ncg_dev_ids"] and summary["ncg_dev_papers"] == 2
+    dev_docs = list(scholarly_nlp.load_docbin(out / "detector_dev.spacy"))
+    assert len(dev_docs) == len(copied)
+    originals = {p.paper_id: p for p in iter_ncg_papers(shared("nlpcontributiongraph"))}
+    for paper in copied:  # the same sentences and labels as the shared copy
+        assert paper.sentences == originals[paper.paper_id].sentences
+        assert paper.contribution_lines == originals[paper.paper_id].contribution_lines
+
+
 def test_preprocess_mines_pdfs_for_training_only_silver_pairs(gold_path, tei_dir, tmp_path):
     """PDF papers with section pointers add silver pairs to the training split only; a PDF
     that cannot be read is reported with its reason and the rest goes on."""

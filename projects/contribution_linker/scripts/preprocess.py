@@ -4,6 +4,9 @@
   with the gold contribution flags of their sentences
   (``scholarly_contribution_detector.ncg_docs.ncg_doc``), split BY PAPER
   (``scholarly_contribution_detector.data.grouped_split``);
+* ``ncg_dev/``: the dev papers' own folders, copied in the NLPContributionGraph layout
+  (``<task>/<n>/``, so their paper ids stay), which ``evaluate-detector-dev`` scores the trained
+  detector on: papers it never saw, through the same interface as any held-out NCG folder;
 * ``silver_train.spacy`` / ``silver_dev.spacy``: TEI papers with silver (introduction
   sentence, paragraph) pairs mined from their own section pointers
   (``scholarly_contribution_linker.silver.silver_pairs``) in ``doc._.contribution_pairs``,
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import sys
 import warnings
 from pathlib import Path
@@ -46,8 +50,18 @@ def detector_corpora(ncg_dir: Path, out: Path, nlp, dev_fraction: float, seed: i
     train, dev = grouped_split(papers, dev_fraction=dev_fraction, seed=seed)
     for name, part in (("detector_train", train), ("detector_dev", dev)):
         scholarly_nlp.save_docbin([ncg_doc(p, nlp) for p in part], out / f"{name}.spacy")
+    copy_ncg_folders(dev, out / "ncg_dev")
     return {"ncg_train_papers": len(train), "ncg_dev_papers": len(dev),
             "ncg_dev_ids": sorted(p.paper_id for p in dev)}
+
+
+def copy_ncg_folders(papers: list, target: Path) -> None:
+    """Copy each paper's folder to ``target/<task>/<n>/`` (its paper id), replacing what an
+    earlier run left there, so ``target`` holds exactly these papers."""
+    if target.exists():
+        shutil.rmtree(target)
+    for paper in papers:
+        shutil.copytree(paper.folder, target / paper.paper_id)
 
 
 def mine_silver(paths: list[Path], nlp, failed: list[str]) -> list:
