@@ -38,6 +38,7 @@ from scholarly_nlp.metrics import (
     micro_f1,
     paired_bootstrap,
     paired_bootstrap_micro_f1,
+    paired_bootstrap_pooled,
     per_label_prf,
     versus_baselines,
     versus_summary,
@@ -615,6 +616,41 @@ def test_versus_baselines_rejects_misaligned_inputs(ours, baselines, message):
         versus_baselines(ours, baselines)
 
 
+
+
+def _accuracy(counts):
+    """Accuracy of (correct, total) counts, for one vector or many."""
+    counts = numpy.asarray(counts, dtype=float)
+    return counts[..., 0] / counts[..., 1]
+
+
+def test_paired_bootstrap_pooled_is_the_micro_f1_test_for_micro_f1():
+    a = [[3, 1, 0], [1, 0, 2], [0, 2, 1], [4, 0, 0]]
+    b = [[2, 2, 1], [0, 1, 3], [1, 1, 0], [3, 1, 1]]
+    assert paired_bootstrap_pooled(a, b, micro_f1, 700, 4) == paired_bootstrap_micro_f1(a, b, 700, 4)
+
+
+def test_paired_bootstrap_pooled_pools_before_the_statistic():
+    # abstracts of 10 and 2 sentences: pooled accuracy is 11/12 vs 6/12, not the mean of ratios
+    a, b = [[9, 10], [2, 2]], [[6, 10], [0, 2]]
+    result = paired_bootstrap_pooled(a, b, _accuracy, n_resamples=2000)
+    assert result["delta"] == approx(11 / 12 - 6 / 12)
+    # two items: a resample holds the first twice, both, or the second twice (1/4, 1/2, 1/4)
+    assert result["ci_low"] == approx(0.3) and result["ci_high"] == approx(1.0)
+    with pytest.raises(ValueError, match="one shape"):
+        paired_bootstrap_pooled(a, [[1, 2]], _accuracy)
+    with pytest.raises(ValueError, match="not negative"):
+        paired_bootstrap_pooled([[-1, 2], [1, 2]], b, _accuracy)
+
+
+def test_versus_baselines_takes_a_statistic_per_metric():
+    ours = {"accuracy": [[9, 10], [2, 2], [5, 6]]}
+    theirs = {"accuracy": [[6, 10], [0, 2], [5, 6]]}
+    report = versus_baselines(ours, {"lr": theirs}, pooled={"accuracy": _accuracy}, n_resamples=300)
+    assert report["lr"]["accuracy"] == paired_bootstrap_pooled(ours["accuracy"], theirs["accuracy"], _accuracy, 300)
+    assert report["lr"]["n_items"] == 3
+    with pytest.raises(ValueError, match="statistics for"):
+        versus_baselines(ours, {"lr": theirs}, pooled={"f1": _accuracy})
 
 def test_versus_summary_prints_the_named_metrics_in_order():
     test = {"hit_at_5": {"delta": -0.0147, "ci_low": -0.1, "ci_high": 0.07, "p_value": 0.81234},

@@ -15,7 +15,9 @@ NLP): the per-item differences ``d_i = a_i - b_i`` are resampled with replacemen
 
 :func:`paired_bootstrap_micro_f1` is the same test for a pooled metric: the items (papers,
 say) carry counts ``(tp, fp, fn)``, each resample draws items with replacement, and the
-statistic is the micro F1 of the summed counts of A minus that of B. Resampling whole items
+statistic is the micro F1 of the summed counts of A minus that of B.
+:func:`paired_bootstrap_pooled` is that test for any statistic of summed count vectors
+(accuracy, macro-F1 over per-label counts). Resampling whole items
 keeps the dependence between an item's sentences, which a per-sentence test would ignore.
 
 Both tests need at least two items to mean anything: with one, every resample equals the
@@ -32,11 +34,12 @@ Resampling is vectorised in blocks so that memory stays bounded for long inputs.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Sequence, Union
+from typing import Any, Callable, Dict, Mapping, Sequence, Union
 
 import numpy as np
 
-__all__ = ["micro_f1", "paired_bootstrap", "paired_bootstrap_micro_f1", "versus_baselines", "versus_summary"]
+__all__ = ["micro_f1", "paired_bootstrap", "paired_bootstrap_micro_f1", "paired_bootstrap_pooled", "versus_baselines",
+           "versus_summary"]
 
 # resample cells drawn at once: about 32 MB of int64 indices (paired_bootstrap), or of the
 # draw counts, which the micro-F1 path also holds as float64 (about 100 MB at its peak)
@@ -120,16 +123,43 @@ def paired_bootstrap_micro_f1(
     negative or non-finite counts, ``n_resamples < 1`` or ``confidence`` outside (0, 1).
     """
     a = np.asarray(counts_a, dtype=float)
+    if a.ndim != 2 or a.shape[1:] != (3,):
+        raise ValueError(f"counts must be two (n, 3) arrays of (tp, fp, fn) of one shape, got {a.shape} and "
+                         f"{np.shape(counts_b)}")
+    return paired_bootstrap_pooled(counts_a, counts_b, micro_f1, n_resamples, seed, confidence=confidence)
+
+
+def paired_bootstrap_pooled(
+    counts_a: Sequence[Sequence[float]],
+    counts_b: Sequence[Sequence[float]],
+    statistic: Callable[[np.ndarray], Union[float, np.ndarray]],
+    n_resamples: int = 10000,
+    seed: int = 0,
+    *,
+    confidence: float = 0.95,
+) -> Dict[str, float]:
+    """Paired bootstrap test of system A against system B on a statistic of pooled counts.
+
+    ``counts_a[i]`` and ``counts_b[i]`` are the two systems' count vectors on item ``i`` (an
+    abstract's correct sentences and per-label tp / fp / fn, say); ``statistic`` maps a count
+    vector summed over items, or an array of them (``(..., d)``), to the metric (micro F1,
+    accuracy, macro-F1). ``delta`` is the statistic of A's summed counts minus B's; each
+    resample draws the items with replacement, the same items for both systems. Returns
+    ``{"delta", "p_value", "ci_low", "ci_high"}`` as :func:`paired_bootstrap` does. Raises
+    ValueError for inputs that are not two ``(n, d)`` arrays of one shape, empty inputs,
+    negative or non-finite counts, ``n_resamples < 1`` or ``confidence`` outside (0, 1).
+    """
+    a = np.asarray(counts_a, dtype=float)
     b = np.asarray(counts_b, dtype=float)
-    if a.ndim != 2 or a.shape[1:] != (3,) or a.shape != b.shape:
-        raise ValueError(f"counts must be two (n, 3) arrays of (tp, fp, fn) of one shape, got {a.shape} and {b.shape}")
+    if a.ndim != 2 or a.shape != b.shape:
+        raise ValueError(f"counts must be two (n, d) arrays of one shape, got {a.shape} and {b.shape}")
     if a.shape[0] == 0:
         raise ValueError("counts are empty")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))) or (a < 0).any() or (b < 0).any():
         raise ValueError("counts must be finite and not negative")
     _check_settings(n_resamples, confidence)
 
-    delta = float(micro_f1(a.sum(axis=0)) - micro_f1(b.sum(axis=0)))
+    delta = float(statistic(a.sum(axis=0)) - statistic(b.sum(axis=0)))
     rng = np.random.default_rng(seed)
     n = a.shape[0]
     block = max(1, _BLOCK_CELLS // n)
@@ -138,7 +168,7 @@ def paired_bootstrap_micro_f1(
         stop = min(start + block, int(n_resamples))
         # how often each item is drawn in each resample: the summed counts are one product
         drawn = rng.multinomial(n, np.full(n, 1.0 / n), size=stop - start).astype(float)
-        deltas[start:stop] = micro_f1(drawn @ a) - micro_f1(drawn @ b)
+        deltas[start:stop] = statistic(drawn @ a) - statistic(drawn @ b)
     return _summary(delta, deltas, n_resamples, confidence)
 
 
@@ -146,22 +176,32 @@ def versus_baselines(
     ours: Mapping[str, Sequence[Any]],
     baselines: Mapping[str, Mapping[str, Sequence[Any]]],
     *,
-    pooled: bool = False,
+    pooled: Union[bool, Mapping[str, Callable[[np.ndarray], Any]]] = False,
     n_resamples: int = 10000,
     seed: int = 0,
 ) -> Dict[str, Dict[str, Any]]:
     """Paired bootstraps of a system against each baseline, metric by metric, on the same items.
 
     ``ours[metric]`` holds one value per item: a score averaged over the items (AP, a hit),
-    tested by :func:`paired_bootstrap`; or, with ``pooled=True``, a ``(tp, fp, fn)`` count
-    whose pooled F1 is the metric, tested by :func:`paired_bootstrap_micro_f1`. Each baseline
+    tested by :func:`paired_bootstrap`; with ``pooled=True``, a ``(tp, fp, fn)`` count whose
+    pooled F1 is the metric, tested by :func:`paired_bootstrap_micro_f1`; with ``pooled`` a
+    mapping, a count vector whose metric is ``pooled[metric]`` of the summed counts, tested by
+    :func:`paired_bootstrap_pooled`. Each baseline
     holds the same metrics over the same items in the same order. Returns ``{name: {metric:
     {"delta", "ci_low", "ci_high", "p_value"}, ..., "n_items": n}}`` (positive ``delta``: ours
     is better); a baseline is ``{"skipped": reason}`` when there are fewer than two items,
     where every resample would equal the observation. Raises ValueError when a baseline lacks
     one of our metrics or scores another number of items, or for the tests' own bad inputs.
     """
-    test = paired_bootstrap_micro_f1 if pooled else paired_bootstrap
+    def test(metric: str, values: Sequence[Any], theirs: Sequence[Any]) -> Dict[str, float]:
+        if isinstance(pooled, Mapping):
+            return paired_bootstrap_pooled(values, theirs, pooled[metric], n_resamples, seed)
+        if pooled:
+            return paired_bootstrap_micro_f1(values, theirs, n_resamples, seed)
+        return paired_bootstrap(values, theirs, n_resamples, seed)
+
+    if isinstance(pooled, Mapping) and set(pooled) != set(ours):
+        raise ValueError(f"pooled names statistics for {sorted(pooled)}, our metrics are {sorted(ours)}")
     sizes = {len(values) for values in ours.values()}
     if len(sizes) > 1:
         raise ValueError(f"our metrics cover different numbers of items: {sorted(sizes)}")
@@ -177,8 +217,7 @@ def versus_baselines(
         if n_items < 2:
             report[name] = {"skipped": f"a paired bootstrap needs at least 2 items, got {n_items}"}
             continue
-        report[name] = {metric: test(values, theirs[metric], n_resamples=n_resamples, seed=seed)
-                        for metric, values in ours.items()}
+        report[name] = {metric: test(metric, values, theirs[metric]) for metric, values in ours.items()}
         report[name]["n_items"] = n_items
     return report
 
