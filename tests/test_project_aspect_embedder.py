@@ -110,7 +110,8 @@ def test_evaluate_roles_interface_scores_a_csabstruct_format_file(tmp_path, mini
     n_sentences = sum(len(json.loads(line)["sentences"]) for line in lines)
     proc = run([sys.executable, "-m", "weasel", "run", "evaluate-roles", str(project_dir),
                 "--vars.model", str(tiny_pipeline), "--vars.csabstruct_file", str(held_back),
-                "--vars.output_dir", str(tmp_path / "out"), "--vars.csfcube_dir", str(mini_csfcube)], cwd=tmp_path)
+                "--vars.output_dir", str(tmp_path / "out"), "--vars.csfcube_dir", str(mini_csfcube),
+                "--vars.csabstruct_dir", str(shared("csabstruct"))], cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     metrics = json.loads((project_dir / "metrics" / "roles.json").read_text())
     rows = [json.loads(line) for line in (tmp_path / "out" / "roles_predictions.jsonl").read_text().splitlines()]
@@ -119,6 +120,16 @@ def test_evaluate_roles_interface_scores_a_csabstruct_format_file(tmp_path, mini
     assert metrics["accuracy"] == pytest.approx(sum(r["gold"] == r["predicted"] for r in rows) / len(rows))
     assert 0.0 <= metrics["macro_f1"] <= 1.0 and metrics["macro_f1"] == metrics["csabstruct_dev"]["macro_f1"]
     assert metrics["csfcube_agreement"]["docs"] > 0
+    # the baselines, fitted on CSAbstruct train, score the same sentences; the tagger is tested
+    # against each by resampling the 3 abstracts
+    assert set(metrics["baselines"]) == set(metrics["vs_baselines"]) == {"position", "tfidf_position"}
+    for name, baseline in metrics["baselines"].items():
+        assert baseline["n"] == n_sentences and baseline["n_train_abstracts"] == 1668
+        test = metrics["vs_baselines"][name]
+        assert test["n_items"] == 3
+        for metric in ("accuracy", "macro_f1"):
+            assert test[metric]["delta"] == pytest.approx(metrics[metric] - baseline[metric])
+        assert f"sentence_role_tagger - {name}: accuracy " in proc.stdout
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ Usage::
 
     python scripts/evaluate_roles.py scholarly_core [--output] metrics/roles.json \
         [--csabstruct-file ../../../shared/data/csabstruct/dev.jsonl] \
+        [--baselines position,tfidf_position] [--baseline-train-file ../../../shared/data/csabstruct/train.jsonl] \
         [--csfcube ../../../shared/data/csfcube/abstracts-csfcube-preds.jsonl] \
         [--predictions output/roles_predictions.jsonl] [--limit N]
 
@@ -17,6 +18,13 @@ Usage::
 * confusion matrices (rows: reference, columns: tagger) and documents per second;
 * ``--predictions``: one JSON line per sentence of the CSAbstruct-format file (paper id,
   sentence index, text, gold role, predicted role).
+* ``baselines`` and ``vs_baselines``: role baselines
+  (:mod:`scholarly_facet_classifier.role_baselines`: ``position``, ``tfidf_position``) fitted on
+  ``--baseline-train-file`` (default CSAbstruct train) and scored on the same file as the
+  tagger (``accuracy``, ``macro_f1``, ``kappa``, ``per_label``); for each, the paired bootstrap
+  of the tagger against it on accuracy and macro-F1, resampling abstracts with their sentence
+  counts pooled (``{metric: {"delta", "ci_low", "ci_high", "p_value"}, "n_items"}``,
+  :func:`scholarly_nlp.metrics.versus_baselines`).
 
 The model is an installed pipeline package (``scholarly_core``, the shipped one) or a pipeline
 folder (``training/roles/model-best``); only its ``transformer`` and ``sentence_role_tagger``
@@ -35,9 +43,11 @@ from typing import Any, Dict, List, Optional, Sequence
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[2].parent / "shared" / "data"
 DEFAULT_DEV = SHARED / "csabstruct" / "dev.jsonl"
+DEFAULT_TRAIN = SHARED / "csabstruct" / "train.jsonl"
 DEFAULT_CSFCUBE = SHARED / "csfcube" / "abstracts-csfcube-preds.jsonl"
 COMPONENT = "sentence_role_tagger"
 PIPES = ["transformer", COMPONENT]
+VERSUS_LABELS = {"accuracy": "accuracy", "macro_f1": "macro-F1"}
 
 
 def confusion(reference: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> Dict[str, Dict[str, int]]:
@@ -96,13 +106,55 @@ def report(rows: Sequence[dict], n_docs: int, seconds: float) -> Dict[str, Any]:
     return metrics
 
 
+def baseline_report(rows: Sequence[dict], records, names: Sequence[str], train_file: Path) -> tuple[dict, dict]:
+    """(``baselines``, ``vs_baselines``) of the report: each named role baseline fitted on
+    ``train_file`` and scored on the tagged ``rows`` (of :func:`tag_records` over ``records``),
+    and the tagger's paired bootstrap against each over the abstracts."""
+    from scholarly_facet_classifier.role_baselines import (
+        accuracy_of_counts,
+        fit_role_baseline,
+        macro_f1_of_counts,
+        role_counts,
+    )
+    from scholarly_facet_classifier.role_tagger import role_metrics
+    from scholarly_nlp import ROLES
+    from scholarly_nlp.metrics import versus_baselines
+    from scholarly_nlp.readers import read_csabstruct
+
+    by_paper: Dict[str, List[dict]] = {}
+    for row in rows:
+        by_paper.setdefault(row["paper_id"], []).append(row)
+    tagged = [r for r in records if r.paper_id in by_paper]
+    for record in tagged:
+        if len(record.sentences) != len(by_paper[record.paper_id]):
+            raise ValueError(f"paper {record.paper_id}: {len(record.sentences)} sentences but "
+                             f"{len(by_paper[record.paper_id])} tagged")
+    gold = [[row["gold"] for row in by_paper[r.paper_id]] for r in tagged]
+    ours = [role_counts(g, [row["predicted"] for row in by_paper[r.paper_id]]) for g, r in zip(gold, tagged)]
+    train = read_csabstruct(train_file)
+    baselines, theirs = {}, {}
+    for name in names:
+        predicted = fit_role_baseline(name, train).predict(tagged)
+        flat_gold = [role for roles in gold for role in roles]
+        baselines[name] = role_metrics(flat_gold, [role for roles in predicted for role in roles], ROLES)
+        baselines[name].update({"train_file": str(train_file), "n_train_abstracts": len(train)})
+        counts = [role_counts(g, p) for g, p in zip(gold, predicted)]
+        theirs[name] = {"accuracy": counts, "macro_f1": counts}
+    statistics = {"accuracy": accuracy_of_counts, "macro_f1": macro_f1_of_counts}
+    versus = versus_baselines({"accuracy": ours, "macro_f1": ours}, theirs, pooled=statistics)
+    return baselines, versus
+
+
 def evaluate(model: str, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: Optional[Path] = DEFAULT_CSFCUBE,
-             limit: int = 0, batch_size: int = 32, predictions: Optional[Path] = None) -> Dict[str, Any]:
+             limit: int = 0, batch_size: int = 32, predictions: Optional[Path] = None,
+             baselines: Sequence[str] = (), baseline_train: Path = DEFAULT_TRAIN) -> Dict[str, Any]:
     """The evaluation report of the pipeline ``model`` (a dict; see the module docstring).
 
     ``model`` is an installed pipeline package's name or a pipeline folder; a name that is
     neither raises :class:`scholarly_nlp.UnknownPipelineError`. With ``predictions``, the
-    per-sentence rows of the CSAbstruct-format file are written there as JSON lines.
+    per-sentence rows of the CSAbstruct-format file are written there as JSON lines. Each of
+    ``baselines`` is fitted on ``baseline_train`` and scored on the same file
+    (:func:`baseline_report`).
     """
     import scholarly_nlp
     from scholarly_nlp.readers import read_csabstruct, read_csfcube_abstracts
@@ -123,6 +175,8 @@ def evaluate(model: str, csabstruct_dev: Optional[Path] = DEFAULT_DEV, csfcube: 
             out[key] = out["csabstruct_dev"][key]
         out["csabstruct_file"] = str(csabstruct_dev)
         out["n_sentences"] = len(rows)
+        if baselines:
+            out["baselines"], out["vs_baselines"] = baseline_report(rows, records, baselines, baseline_train)
         if predictions is not None:
             scholarly_nlp.write_atomic(Path(predictions), "".join(json.dumps(r) + "\n" for r in rows))
     if csfcube is not None:
@@ -146,6 +200,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="the CSAbstruct-format JSON-lines file to score (default: CSAbstruct dev)")
     parser.add_argument("--predictions", type=Path, default=None,
                         help="write one JSON line per sentence of that file (gold and predicted role) here")
+    parser.add_argument("--baselines", default="position,tfidf_position",
+                        help="role baselines scored on the same file and tested against ('' for none)")
+    parser.add_argument("--baseline-train-file", type=Path, default=DEFAULT_TRAIN,
+                        help="the CSAbstruct-format file the baselines are fitted on (default: CSAbstruct train)")
     parser.add_argument("--csfcube", type=Path, default=DEFAULT_CSFCUBE)
     parser.add_argument("--no-csfcube", action="store_true", help="skip the CSFCube agreement")
     parser.add_argument("--limit", type=int, default=0, help="only the first N abstracts of each file (0: all)")
@@ -155,10 +213,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.output is None:
         parser.error("give the JSON report's path (positional or --output)")
     import scholarly_nlp
+    from scholarly_facet_classifier.role_baselines import ROLE_BASELINES
+    from scholarly_nlp.metrics import versus_summary
+
+    names = [name.strip() for name in args.baselines.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ROLE_BASELINES]
+    if unknown:
+        parser.error(f"unknown baseline {unknown[0]!r}; known: {', '.join(ROLE_BASELINES)}")
 
     try:
         result = evaluate(args.model, args.csabstruct_file, None if args.no_csfcube else args.csfcube, args.limit,
-                          args.batch_size, args.predictions)
+                          args.batch_size, args.predictions, names, args.baseline_train_file)
     except scholarly_nlp.ScholarlyNLPError as exc:
         raise SystemExit(f"error: {exc}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -168,6 +233,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             r = result[key]
             f1s = ", ".join(f"{k} {v['f']:.3f}" for k, v in r["per_label"].items())
             print(f"{key}: accuracy {r['accuracy']:.4f}, macro-F1 {r['macro_f1']:.4f}, kappa {r['kappa']:.4f} ({f1s})")
+    for name, metrics in result.get("baselines", {}).items():
+        print(f"baseline {name}: accuracy {metrics['accuracy']:.4f}, macro-F1 {metrics['macro_f1']:.4f}")
+    for name, test in result.get("vs_baselines", {}).items():
+        print(f"{COMPONENT} - {name}: {versus_summary(test, VERSUS_LABELS, 'abstracts')}")
     print(f"-> {args.output}")
     return 0
 
