@@ -72,7 +72,7 @@ def test_evaluate_writes_predictions_and_metrics_and_reports_a_missing_paper(gol
             assert len(values) == metrics["n_queries"] and sum(values) / len(values) == pytest.approx(baseline[metric])
         assert baseline["per_query"]["mrr"][-1] == 0.0  # the missing paper's query is a miss
     for name, test in metrics["vs_baselines"].items():
-        assert test["n_items"] == metrics["n_queries"]
+        assert test["n_items"] == 2  # papers resampled whole: the real one and the missing one
         for metric in ("hit_at_1", "hit_at_5", "mrr"):
             delta = metrics[metric] - metrics["baselines"][name][metric]
             assert test[metric]["delta"] == pytest.approx(delta)

@@ -13,8 +13,8 @@ Writes ``<output-dir>/predictions.jsonl`` (``{"paper_id", "sentence", "ranked_pa
 and counts for the pipeline, the same for the baselines (BM25, TF-IDF, zero-shot MiniLM,
 first paragraph, random expectation) under ``baselines``, ``vs_baselines``: for each
 baseline, a paired bootstrap of the pipeline against it on each metric, resampling the gold
-queries (:func:`scholarly_nlp.metrics.versus_baselines`; ``per_query`` holds the values it
-resamples), and ``detection_recall``: the share of matched gold sentences that the
+papers with their queries' values pooled, since the sentences of one paper are not independent
+(:func:`scholarly_nlp.metrics.versus_baselines`; ``per_query`` holds each query's values), and ``detection_recall``: the share of matched gold sentences that the
 pipeline's ``contribution_detector`` (when present) flags as contributions. A TEI file that is missing or cannot be read is reported with the reason
 and its gold items count as misses; the other papers go on.
 
@@ -32,6 +32,8 @@ import time
 import warnings
 from pathlib import Path
 from typing import Optional
+
+import numpy
 
 import scholarly_nlp
 from scholarly_nlp.metrics import versus_baselines, versus_summary
@@ -141,7 +143,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             sys.exit(f"error: unknown baseline {name!r}; known: {', '.join(rankers)}")
         baselines[name] = evaluate_rankings(gold, rank_queries(rankers[name](), queries))
     baselines["random_expected"] = expected_random_metrics(gold, [q.paragraphs if q.matched else None for q in queries])
-    versus = versus_baselines(metrics["per_query"], {name: m["per_query"] for name, m in baselines.items()})
+    papers = [item.paper_id for item in gold if not item.is_null]  # the queries' papers, as per_query lists them
+    versus = versus_baselines(paper_sums(metrics["per_query"], papers),
+                              {name: paper_sums(m["per_query"], papers) for name, m in baselines.items()},
+                              pooled={metric: mean_of_sums for metric in LABELS})
     metrics.update({"baselines": baselines, "vs_baselines": versus, "detection_recall": detection_recall(queries, docs),
                     "n_papers": len(docs), "failed": failed, "seconds": time.time() - start,
                     "model": args.model, "pipes": nlp.pipe_names})
@@ -152,8 +157,28 @@ def main(argv: Optional[list[str]] = None) -> int:
     for name, m in baselines.items():
         print(f"{name}: hit@1 {m['hit_at_1']:.3f} hit@5 {m['hit_at_5']:.3f} MRR {m['mrr']:.3f}")
     for name, test in versus.items():
-        print(f"pipeline - {name}: {versus_summary(test, LABELS, 'queries')}")
+        print(f"pipeline - {name}: {versus_summary(test, LABELS, 'papers')}")
     return 0
+
+
+def paper_sums(per_query: dict, papers: list) -> dict:
+    """Each metric's ``[sum over the paper's queries, number of queries]`` per paper (papers in
+    order of first query): what a bootstrap that resamples whole papers pools."""
+    order = list(dict.fromkeys(papers))
+    sums = {}
+    for metric in LABELS:
+        totals = {paper: [0.0, 0] for paper in order}
+        for paper, value in zip(papers, per_query[metric]):
+            totals[paper][0] += value
+            totals[paper][1] += 1
+        sums[metric] = [totals[paper] for paper in order]
+    return sums
+
+
+def mean_of_sums(counts):
+    """The mean over queries of pooled ``[sum, n]`` (one pair or an array of them)."""
+    counts = numpy.asarray(counts, dtype=float)
+    return counts[..., 0] / counts[..., 1]
 
 
 if __name__ == "__main__":
