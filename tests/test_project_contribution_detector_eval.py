@@ -193,5 +193,12 @@ def test_the_weasel_command_has_the_interface_and_runs_after_evaluate():
         assert f"{option} ${{vars.{var}}}" in line
     assert config["vars"]["detector_metrics"] == "metrics/detector.json" and "--metrics ${vars.detector_metrics}" in line
     assert config["vars"]["ncg_eval_dir"] == "${vars.ncg_dir}"
+    # 'all' measures the detector on the papers preprocess held out, with the same script
     steps = config["workflows"]["all"]
-    assert steps.index("evaluate-detector") == steps.index("evaluate") + 1
+    assert steps.index("evaluate-detector-dev") == steps.index("evaluate") + 1
+    (dev,) = [c for c in config["commands"] if c["name"] == "evaluate-detector-dev"]
+    (dev_line,) = dev["script"]
+    assert dev_line.startswith("python scripts/evaluate_detector.py --ncg-eval-dir corpus/ncg_dev ")
+    assert "--metrics metrics/detector_dev.json" in dev_line and "corpus/ncg_dev" in dev["deps"]
+    (pre,) = [c for c in config["commands"] if c["name"] == "preprocess"]
+    assert "corpus/ncg_dev" in pre["outputs"]
