@@ -203,6 +203,9 @@ def test_hit_at_k_and_mrr_arithmetic_on_a_hand_made_case():
     assert result["hit_at_1"] == pytest.approx(1 / 5)
     assert result["hit_at_5"] == pytest.approx(3 / 5)
     assert result["mrr"] == pytest.approx((1 + 1 / 3 + 1 / 2) / 5)
+    # each query's values in gold order, the null item left out and the misses at 0
+    assert result["per_query"] == {"hit_at_1": [1.0, 0.0, 0.0, 0.0, 0.0], "hit_at_5": [1.0, 1.0, 0.0, 0.0, 1.0],
+                                   "mrr": pytest.approx([1.0, 1 / 3, 0.0, 0.0, 1 / 2])}
     assert evaluate_rankings(gold, rankings, ks=(3,))["hit_at_3"] == pytest.approx(3 / 5)
     with pytest.raises(ValueError):
         evaluate_rankings(gold, rankings[:2])

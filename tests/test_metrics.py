@@ -616,8 +616,6 @@ def test_versus_baselines_rejects_misaligned_inputs(ours, baselines, message):
         versus_baselines(ours, baselines)
 
 
-
-
 def _accuracy(counts):
     """Accuracy of (correct, total) counts, for one vector or many."""
     counts = numpy.asarray(counts, dtype=float)
@@ -641,6 +639,8 @@ def test_paired_bootstrap_pooled_pools_before_the_statistic():
         paired_bootstrap_pooled(a, [[1, 2]], _accuracy)
     with pytest.raises(ValueError, match="not negative"):
         paired_bootstrap_pooled([[-1, 2], [1, 2]], b, _accuracy)
+    with pytest.raises(ValueError, match="one value each"):  # indexes the first vector, not the last axis
+        paired_bootstrap_pooled(a, b, lambda counts: numpy.asarray(counts)[0] / 12, n_resamples=50)
 
 
 def test_versus_baselines_takes_a_statistic_per_metric():
@@ -651,6 +651,7 @@ def test_versus_baselines_takes_a_statistic_per_metric():
     assert report["lr"]["n_items"] == 3
     with pytest.raises(ValueError, match="statistics for"):
         versus_baselines(ours, {"lr": theirs}, pooled={"f1": _accuracy})
+
 
 def test_versus_summary_prints_the_named_metrics_in_order():
     test = {"hit_at_5": {"delta": -0.0147, "ci_low": -0.1, "ci_high": 0.07, "p_value": 0.81234},
@@ -677,4 +678,3 @@ def test_builtin_metrics_registry():
     rankings, qrels = {"q": RANKING}, {"q": BINARY}
     assert BUILTIN_METRICS["mrr"](rankings, qrels) == approx(0.5)
     assert BUILTIN_METRICS["recall_at_k"](rankings, qrels, 5) == approx(2 / 3)
-

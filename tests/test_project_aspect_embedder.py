@@ -132,6 +132,37 @@ def test_evaluate_roles_interface_scores_a_csabstruct_format_file(tmp_path, mini
         assert f"sentence_role_tagger - {name}: accuracy " in proc.stdout
 
 
+def load_evaluate_roles():
+    """scripts/evaluate_roles.py as a module of its own name (project scripts share names)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("aspect_project_evaluate_roles", SCRIPTS / "evaluate_roles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_role_baselines_skip_blank_sentences_and_an_unreadable_training_file(tmp_path):
+    """The baselines tag the sentences the tagger tags (abstract_doc drops blank ones); without
+    their training file they are skipped and the tagger's own numbers stand."""
+    from scholarly_nlp.readers import AbstractRecord, read_csabstruct
+
+    evaluate_roles = load_evaluate_roles()
+    records = read_csabstruct(shared("csabstruct", "dev.jsonl"))[:4]
+    first = records[0]
+    records[0] = AbstractRecord(first.paper_id, first.title, first.sentences[:1] + ["  "] + first.sentences[1:],
+                                first.roles[:1] + ["other"] + first.roles[1:])
+    rows = [{"paper_id": r.paper_id, "sentence": i, "gold": role, "predicted": role}  # a perfect tagger
+            for r in records for i, role in enumerate(role for s, role in zip(r.sentences, r.roles) if s.strip())]
+    baselines, versus = evaluate_roles.baseline_report(rows, records, ["position"], shared("csabstruct", "train.jsonl"))
+    assert baselines["position"]["n"] == len(rows) == sum(len(r.sentences) for r in records) - 1
+    assert versus["position"]["n_items"] == 4
+    assert versus["position"]["accuracy"]["delta"] == pytest.approx(1.0 - baselines["position"]["accuracy"])
+    baselines, versus = evaluate_roles.baseline_report(rows, records, ["position"], tmp_path / "missing.jsonl")
+    assert "cannot read the baselines' training file" in baselines["position"]["skipped"]
+    assert "skipped" in versus["position"]
+
+
 @pytest.mark.slow
 def test_smoke_workflow_and_similar_with_its_model(tmp_path):
     project = tmp_path / "aspect_embedder"

@@ -126,8 +126,15 @@ def tiny_linker_pipeline(tmp_path_factory):
 
 
 def test_evaluate_model_against_its_bm25_baseline(tmp_path, layout, tiny_linker_pipeline):
+    test_dir = tmp_path / "test"
+    shutil.copytree(layout / "test", test_dir)
+    broken = test_dir / "X99-0001"  # neither system can read it: reported for both, compared on neither
+    (broken / "Reference_XML").mkdir(parents=True)
+    (broken / "Reference_XML" / "X99-0001.xml").write_bytes(b"\x00 this is not XML at all")
+    (broken / "annotation").mkdir()
+    shutil.copyfile(test_dir / PAPERS[0] / "annotation" / f"{PAPERS[0]}.csv", broken / "annotation" / "X99-0001.csv")
     out, metrics_path = tmp_path / "system", tmp_path / "metrics.json"
-    proc = run([sys.executable, str(SCRIPTS / "evaluate.py"), "--test-dir", str(layout / "test"),
+    proc = run([sys.executable, str(SCRIPTS / "evaluate.py"), "--test-dir", str(test_dir),
                 "--gold-dir", str(layout / "gold"), "--output-dir", str(out), "--metrics", str(metrics_path),
                 "--model", str(tiny_linker_pipeline)], cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -151,6 +158,8 @@ def test_evaluate_model_against_its_bm25_baseline(tmp_path, layout, tiny_linker_
         assert test[f"{task}_f1"]["delta"] == pytest.approx(metrics[f"{task}_f1"] - baseline[f"{task}_f1"])
         assert test[f"{task}_f1"]["ci_low"] <= test[f"{task}_f1"]["ci_high"]
     assert "model - bm25: Task 1A F1 " in proc.stdout and "(2 reference papers)" in proc.stdout
+    assert "failed: X99-0001: " in proc.stdout and "failed (bm25): X99-0001: " in proc.stdout
+    assert [f["paper"] for f in baseline["failed"]] == ["X99-0001"]
     assert {entry["paper"] for entry in metrics["per_file"]} == set(PAPERS)
 
 

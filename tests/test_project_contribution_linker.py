@@ -123,13 +123,15 @@ def test_smoke_workflow(gold_path, tei_dir, tmp_path):
 def test_preprocess_copies_the_held_out_ncg_papers_for_evaluate_detector(tmp_path):
     """The dev papers of the detector's split are copied as an NCG folder whose papers read as
     the same paper ids, so evaluate-detector-dev scores exactly the papers training left out."""
+    import importlib.util
+
     from scholarly_nlp.readers import iter_ncg_papers
 
-    sys.path.insert(0, str(PROJECT / "scripts"))
-    try:
-        from preprocess import detector_corpora
-    finally:
-        sys.path.remove(str(PROJECT / "scripts"))
+    # loaded under a name of its own: four projects have a scripts/preprocess.py
+    spec = importlib.util.spec_from_file_location("contribution_project_preprocess", PROJECT / "scripts" / "preprocess.py")
+    preprocess = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(preprocess)
+    detector_corpora = preprocess.detector_corpora
     out = tmp_path / "corpus"
     out.mkdir()
     (out / "ncg_dev" / "stale_task" / "1").mkdir(parents=True)  # an earlier run's paper is not kept

@@ -20,7 +20,7 @@ statistic is the micro F1 of the summed counts of A minus that of B.
 (accuracy, macro-F1 over per-label counts). Resampling whole items
 keeps the dependence between an item's sentences, which a per-sentence test would ignore.
 
-Both tests need at least two items to mean anything: with one, every resample equals the
+Every test here needs at least two items to mean anything: with one, every resample equals the
 observation, the interval is ``[delta, delta]`` and ``p_value`` is its floor ``1 /
 (n_resamples + 1)`` whatever ``delta`` is.
 
@@ -168,7 +168,11 @@ def paired_bootstrap_pooled(
         stop = min(start + block, int(n_resamples))
         # how often each item is drawn in each resample: the summed counts are one product
         drawn = rng.multinomial(n, np.full(n, 1.0 / n), size=stop - start).astype(float)
-        deltas[start:stop] = statistic(drawn @ a) - statistic(drawn @ b)
+        resampled = np.asarray(statistic(drawn @ a), dtype=float) - np.asarray(statistic(drawn @ b), dtype=float)
+        if resampled.shape != (stop - start,):
+            raise ValueError(f"statistic must map an array of count vectors (..., {a.shape[1]}) to one value each "
+                             f"(...), got shape {resampled.shape} for {stop - start} resamples")
+        deltas[start:stop] = resampled
     return _summary(delta, deltas, n_resamples, confidence)
 
 

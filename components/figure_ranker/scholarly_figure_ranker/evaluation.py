@@ -229,8 +229,8 @@ def evaluate_dir(tei_dir: PathLike, gold_path: PathLike, nlp: Optional[Language]
     ``baselines`` is True (all), False, or names from :data:`baselines.BASELINES`; ``encoder``
     replaces MiniLM in the zero-shot baseline. Returns ``{"map", "mrr", "acc_at_1",
     "acc_at_3", "n_papers", "per_paper", "missing", "missing_reasons", "baselines": {name:
-    metrics}, "vs_baselines"}`` (``per_paper`` with a model; ``vs_baselines`` with a model and
-    baselines, :func:`versus_each_baseline`); missing or unparsable papers count as misses (see
+    metrics}, "vs_baselines"}`` (``per_paper`` with a model, and in each baseline's metrics;
+    ``vs_baselines`` with a model and baselines, :func:`versus_each_baseline`); missing or unparsable papers count as misses (see
     the module docstring).
     """
     gold = read_gold(gold_path)

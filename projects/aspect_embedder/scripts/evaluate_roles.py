@@ -108,30 +108,38 @@ def report(rows: Sequence[dict], n_docs: int, seconds: float) -> Dict[str, Any]:
 
 def baseline_report(rows: Sequence[dict], records, names: Sequence[str], train_file: Path) -> tuple[dict, dict]:
     """(``baselines``, ``vs_baselines``) of the report: each named role baseline fitted on
-    ``train_file`` and scored on the tagged ``rows`` (of :func:`tag_records` over ``records``),
-    and the tagger's paired bootstrap against each over the abstracts."""
+    ``train_file`` and scored on the tagged ``rows`` (of :func:`tag_records` over ``records``:
+    the non-blank sentences), and the tagger's paired bootstrap against each over the
+    abstracts. A training file that cannot be read makes every baseline ``{"skipped": reason}``."""
     from scholarly_facet_classifier.role_baselines import (
         accuracy_of_counts,
         fit_role_baseline,
         macro_f1_of_counts,
         role_counts,
     )
+    import scholarly_nlp
     from scholarly_facet_classifier.role_tagger import role_metrics
     from scholarly_nlp import ROLES
     from scholarly_nlp.metrics import versus_baselines
-    from scholarly_nlp.readers import read_csabstruct
+    from scholarly_nlp.readers import AbstractRecord, read_csabstruct
 
+    try:
+        train = read_csabstruct(train_file)
+    except scholarly_nlp.ScholarlyNLPError as exc:  # the tagger's own numbers stand without them
+        skipped = {"skipped": f"cannot read the baselines' training file: {exc}"}
+        return {name: dict(skipped) for name in names}, {name: dict(skipped) for name in names}
     by_paper: Dict[str, List[dict]] = {}
     for row in rows:
         by_paper.setdefault(row["paper_id"], []).append(row)
-    tagged = [r for r in records if r.paper_id in by_paper]
+    # the sentences abstract_doc keeps (it drops blank ones), which are the tagged rows
+    tagged = [AbstractRecord(r.paper_id, r.title, [s for s in r.sentences if s and s.strip()], r.roles)
+              for r in records if r.paper_id in by_paper]
     for record in tagged:
         if len(record.sentences) != len(by_paper[record.paper_id]):
             raise ValueError(f"paper {record.paper_id}: {len(record.sentences)} sentences but "
                              f"{len(by_paper[record.paper_id])} tagged")
     gold = [[row["gold"] for row in by_paper[r.paper_id]] for r in tagged]
     ours = [role_counts(g, [row["predicted"] for row in by_paper[r.paper_id]]) for g, r in zip(gold, tagged)]
-    train = read_csabstruct(train_file)
     baselines, theirs = {}, {}
     for name in names:
         predicted = fit_role_baseline(name, train).predict(tagged)
@@ -234,6 +242,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             f1s = ", ".join(f"{k} {v['f']:.3f}" for k, v in r["per_label"].items())
             print(f"{key}: accuracy {r['accuracy']:.4f}, macro-F1 {r['macro_f1']:.4f}, kappa {r['kappa']:.4f} ({f1s})")
     for name, metrics in result.get("baselines", {}).items():
+        if "skipped" in metrics:
+            print(f"baseline {name}: skipped ({metrics['skipped']})")
+            continue
         print(f"baseline {name}: accuracy {metrics['accuracy']:.4f}, macro-F1 {metrics['macro_f1']:.4f}")
     for name, test in result.get("vs_baselines", {}).items():
         print(f"{COMPONENT} - {name}: {versus_summary(test, VERSUS_LABELS, 'abstracts')}")

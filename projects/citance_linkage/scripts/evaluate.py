@@ -28,8 +28,8 @@ position prior system at k 3, as ``--system bm25`` answers; ``''`` for none) ans
 folders into ``<output-dir>/baselines/<name>/`` and is scored the same way under
 ``baselines``; ``vs_baselines`` holds the model's paired bootstrap against each on the official
 Task 1A and 1B F1 (``task1a_f1``, ``task1b_f1``: ``delta``, ``ci_low``, ``ci_high``,
-``p_value``; ``n_items``), resampling reference papers with their counts pooled over
-annotators and citances (:func:`scholarly_nlp.metrics.versus_baselines`).
+``p_value``; ``n_items``), resampling the reference papers both answered with their counts
+pooled over annotators and citances (:func:`scholarly_nlp.metrics.versus_baselines`).
 
 A reference-paper folder that cannot be read (no Reference_XML, XML broken beyond
 recovery, no annotation) is reported with the reason and the others go on; as in the
@@ -227,7 +227,6 @@ def score(pairs: list[tuple[str, list, list]]) -> dict:
 
 PIPES = ["citance_linker", "citance_facet_classifier"]
 BM25_K = 3  # the k that won grouped CV for BM25 + prior
-BASELINES = ("bm25",)
 VERSUS_LABELS = {"task1a_f1": "Task 1A F1", "task1b_f1": "Task 1B F1"}
 
 
@@ -236,6 +235,10 @@ def bm25_system(args, k: int) -> tuple[object, Callable, dict]:
     settings = {"k": k, "position_boost": args.position_boost, "prior_fraction": args.prior_fraction,
                 "facet": args.default_facet}
     return scholarly_nlp.blank(), bm25_predictor(k, args.position_boost, args.prior_fraction, args.default_facet), settings
+
+
+#: The baselines ``--baselines`` may name: name -> (args -> (nlp, predictor, settings)).
+BASELINES: dict[str, Callable] = {"bm25": lambda args: bm25_system(args, BM25_K)}
 
 
 def load_predictor(args) -> tuple[object, Callable, dict]:
@@ -259,10 +262,11 @@ def load_predictor(args) -> tuple[object, Callable, dict]:
 
 
 def answer_and_score(folders: list[Path], nlp, predict: Callable, output_dir: Path, gold_dir: Path,
-                     default_facet: str) -> tuple[dict, tuple]:
+                     default_facet: str, label: str = "") -> tuple[dict, tuple]:
     """Answer every reference-paper folder into ``output_dir`` and score the answers against
     ``gold_dir``: (the report's scores and counts; (answered papers, failures, reader warnings,
-    row totals, seconds)). A folder that cannot be answered is reported and the rest go on."""
+    row totals, seconds)). A folder that cannot be answered is reported (``failed (label):``
+    for a baseline) and the rest go on."""
     start = time.perf_counter()
     written: set[str] = set()
     failed, warned = [], {}
@@ -272,7 +276,7 @@ def answer_and_score(folders: list[Path], nlp, predict: Callable, output_dir: Pa
             stats = run_paper(rp_dir, nlp, predict, output_dir, default_facet)
         except (scholarly_nlp.ScholarlyNLPError, ValueError, OSError) as exc:
             failed.append({"paper": rp_dir.name, "reason": str(exc)})
-            print(f"failed: {rp_dir.name}: {exc}")
+            print(f"failed{f' ({label})' if label else ''}: {rp_dir.name}: {exc}")
             continue
         written.add(rp_dir.name)
         for key in totals:
@@ -306,16 +310,19 @@ def paper_counts(report: dict, task: str) -> dict[str, list[int]]:
 def versus_each_baseline(report: dict) -> dict:
     """The system's paired bootstrap against each baseline of ``report`` on the official Task 1A
     and 1B F1, resampling reference papers (all annotators of a paper together) with their
-    counts pooled (:func:`scholarly_nlp.metrics.versus_baselines`)."""
-    ours = {task: paper_counts(report, task) for task in ("task1a", "task1b")}
-    papers = sorted(ours["task1a"])
-
-    def columns(counts: dict) -> dict:
-        return {f"{task}_f1": [counts[task].get(paper, [0, 0, 0]) for paper in papers] for task in counts}
-
-    theirs = {name: columns({task: paper_counts(b, task) for task in ("task1a", "task1b")})
-              for name, b in report.get("baselines", {}).items()}
-    return versus_baselines(columns(ours), theirs, pooled=True)
+    counts pooled (:func:`scholarly_nlp.metrics.versus_baselines`), over the papers both
+    scored: all of them unless one system failed on a paper, when ``delta`` is no longer the
+    difference of the two reported F1s (``n_items`` says how many papers were compared)."""
+    tasks = ("task1a", "task1b")
+    ours = {task: paper_counts(report, task) for task in tasks}
+    versus = {}
+    for name, baseline in report.get("baselines", {}).items():
+        theirs = {task: paper_counts(baseline, task) for task in tasks}
+        papers = sorted(set(ours["task1a"]) & set(theirs["task1a"]))
+        ours_by_task, theirs_by_task = ({f"{task}_f1": [counts[task][paper] for paper in papers] for task in tasks}
+                                        for counts in (ours, theirs))
+        versus.update(versus_baselines(ours_by_task, {name: theirs_by_task}, pooled=True))
+    return versus
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -358,9 +365,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if baseline_names and report["n_gold_files"]:
         report["baselines"] = {}
         for name in baseline_names:
-            b_nlp, b_predict, b_settings = bm25_system(args, BM25_K)
+            b_nlp, b_predict, b_settings = BASELINES[name](args)
             b_report, _ = answer_and_score(folders, b_nlp, b_predict, output_dir / "baselines" / name, gold_dir,
-                                           args.default_facet)
+                                           args.default_facet, label=name)
             report["baselines"][name] = {**b_report, "settings": b_settings}
         report["vs_baselines"] = versus_each_baseline(report)
     written, failed, warned, totals, seconds = answered
