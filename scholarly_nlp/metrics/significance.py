@@ -24,9 +24,9 @@ Every test here needs at least two items to mean anything: with one, every resam
 observation, the interval is ``[delta, delta]`` and ``p_value`` is its floor ``1 /
 (n_resamples + 1)`` whatever ``delta`` is.
 
-:func:`versus_baselines` runs one of the two tests for a system against each of its
-baselines, metric by metric, as an evaluation report gives them (``vs_baselines``); it skips
-a baseline scored on fewer than two items instead of reporting such a test.
+:func:`versus_baselines` runs these tests for a system against each of its baselines,
+metric by metric, as an evaluation report gives them (``vs_baselines``); it skips a baseline
+scored on fewer than two items instead of reporting such a test.
 
 The same ``seed`` and inputs always give the same result (numpy ``default_rng``).
 Resampling is vectorised in blocks so that memory stays bounded for long inputs.
@@ -190,8 +190,8 @@ def versus_baselines(
     tested by :func:`paired_bootstrap`; with ``pooled=True``, a ``(tp, fp, fn)`` count whose
     pooled F1 is the metric, tested by :func:`paired_bootstrap_micro_f1`; with ``pooled`` a
     mapping, a count vector whose metric is ``pooled[metric]`` of the summed counts, tested by
-    :func:`paired_bootstrap_pooled`. Each baseline
-    holds the same metrics over the same items in the same order. Returns ``{name: {metric:
+    :func:`paired_bootstrap_pooled`. Each baseline holds the same metrics over the same items
+    in the same order. Returns ``{name: {metric:
     {"delta", "ci_low", "ci_high", "p_value"}, ..., "n_items": n}}`` (positive ``delta``: ours
     is better); a baseline is ``{"skipped": reason}`` when there are fewer than two items,
     where every resample would equal the observation. Raises ValueError when a baseline lacks

@@ -230,8 +230,8 @@ def evaluate_dir(tei_dir: PathLike, gold_path: PathLike, nlp: Optional[Language]
     replaces MiniLM in the zero-shot baseline. Returns ``{"map", "mrr", "acc_at_1",
     "acc_at_3", "n_papers", "per_paper", "missing", "missing_reasons", "baselines": {name:
     metrics}, "vs_baselines"}`` (``per_paper`` with a model, and in each baseline's metrics;
-    ``vs_baselines`` with a model and baselines, :func:`versus_each_baseline`); missing or unparsable papers count as misses (see
-    the module docstring).
+    ``vs_baselines`` with a model and baselines, :func:`versus_each_baseline`); missing or
+    unparsable papers count as misses (see the module docstring).
     """
     gold = read_gold(gold_path)
     if nlp is not None and "figure_ranker" not in nlp.pipe_names:

@@ -13,10 +13,12 @@ Writes ``<output-dir>/predictions.jsonl`` (``{"paper_id", "sentence", "ranked_pa
 and counts for the pipeline, the same for the baselines (BM25, TF-IDF, zero-shot MiniLM,
 first paragraph, random expectation) under ``baselines``, ``vs_baselines``: for each
 baseline, a paired bootstrap of the pipeline against it on each metric, resampling the gold
-papers with their queries' values pooled, since the sentences of one paper are not independent
-(:func:`scholarly_nlp.metrics.versus_baselines`; ``per_query`` holds each query's values), and ``detection_recall``: the share of matched gold sentences that the
-pipeline's ``contribution_detector`` (when present) flags as contributions. A TEI file that is missing or cannot be read is reported with the reason
-and its gold items count as misses; the other papers go on.
+papers with their queries' values pooled, since the sentences of one paper are not
+independent (:func:`scholarly_nlp.metrics.versus_baselines`; ``per_query`` holds each query's
+values), and ``detection_recall``: the share of matched gold sentences that the pipeline's
+``contribution_detector`` (when present) flags as contributions. A TEI file that is missing
+or cannot be read is reported with the reason and its gold items count as misses; the other
+papers go on.
 
 ``--model`` is an installed pipeline package (default: the shipped ``scholarly_core``) or a
 pipeline folder (``training/pipeline``); only its ``contribution_detector`` and
