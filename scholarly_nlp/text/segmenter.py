@@ -1,7 +1,8 @@
 """A sentence segmenter for scientific prose.
 
 Splits after ``.``, ``!`` or ``?`` (optionally followed by closing quotes/brackets) when
-whitespace and a plausible sentence start follow, except after the abbreviations that
+whitespace and a plausible sentence start follow, except after a free-standing ``!`` or ``?``
+(a symbol, not an ending) and after the abbreviations that
 scientific writing is full of ("Fig. 3", "et al. (2019)", "e.g.", "i.e.", "Eq. (2)",
 "Sect. 4", "cf.", "vs.", initials such as "J. Smith").
 """
@@ -68,7 +69,10 @@ def _is_boundary(text: str, punct_start: int, end: int) -> bool:
     if not (first.isupper() or first.isdigit() or opener or first in "\"'“[("):
         return False
     if text[punct_start] != ".":
-        return True
+        # Sentence-final "!" and "?" hang on the word before them. Standing alone, they are
+        # symbols: a factorial, or a glyph the PDF's font maps wrongly ("13CO J ¼ 1 ! 0", an
+        # arrow read as "!", in AAS journals).
+        return punct_start > 0 and not text[punct_start - 1].isspace()
     # Look back over the preceding word only: searching from the block start at every
     # candidate boundary made segmentation quadratic in the paragraph length.
     word_start = punct_start
