@@ -36,6 +36,7 @@ from lxml import etree
 from ..errors import EmptyDocumentError, InputError, MalformedInputError, UnsafeInputError
 from .clscisumm_cells import parse_facets, parse_reference_offsets
 from ..paper import Block, Paper, Section
+from ..text.mojibake import repair_mojibake
 
 PathLike = Union[str, Path]
 
@@ -96,16 +97,21 @@ codecs.register_error(_FALLBACK_ERRORS, _cp1252_fallback)
 
 
 def _decode(data: bytes, source: str) -> str:
-    """UTF-8 text of ``data``; bytes that are not UTF-8 are read as cp1252, with a warning."""
+    """UTF-8 text of ``data``; bytes that are not UTF-8 are read as cp1252, with a warning.
+
+    UTF-8 that an earlier tool misread as cp1252 ("â€™" for "’", in twenty annotation files
+    of the 2018+ release) is repaired (:func:`scholarly_nlp.text.mojibake.repair_mojibake`).
+    """
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         warnings.warn(
             f"{source}: is not valid UTF-8 ({exc.reason} at byte {exc.start}); "
             "the invalid bytes were read as cp1252",
             stacklevel=3,
         )
-        return data.decode("utf-8-sig", errors=_FALLBACK_ERRORS)
+        text = data.decode("utf-8-sig", errors=_FALLBACK_ERRORS)
+    return repair_mojibake(text)
 
 
 def _read_bytes(path: PathLike) -> bytes:
