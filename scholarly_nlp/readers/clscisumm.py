@@ -13,7 +13,8 @@
 * :func:`reference_folder_doc`: a whole ``<RP>/`` folder (Reference_XML plus annotation) as
   one Doc whose ``doc._.incoming_citances`` are the citances citing it.
 
-The published files are not all clean: some are cp1252 rather than UTF-8, some have
+The published files are not all clean: some are cp1252 rather than UTF-8, some hold UTF-8
+that an earlier tool misread as cp1252 ("â€™" for "’"; repaired silently), some have
 mismatched tags. Those are recovered with a :func:`warnings.warn` naming the file and the
 problem; only input that cannot be recovered at all raises
 :class:`~scholarly_nlp.errors.MalformedInputError`. The XML parser never resolves
