@@ -226,3 +226,14 @@ def test_cross_validation_never_ranks_a_paper_with_weights_fitted_on_it(monkeypa
         for fold, trained_on in enumerate(seen):
             held = {papers[i]["ids"][0] for i in range(fold, len(papers), bench.FOLDS)}
             assert not held & trained_on and len(held | trained_on) == len(papers)
+
+
+def test_preprocess_holds_out_the_papers_of_every_file_given():
+    # The multi-field training run holds out the dev gold and the biomedical selection papers.
+    preprocess = script("preprocess")
+    dev_gold = shared("gold", "central_figures_dev.jsonl")
+    biomed = SELECTION / "biomed" / "central_figures_selection.jsonl"
+    both = preprocess.gold_ids(str(dev_gold), str(biomed))
+    assert len(preprocess.gold_ids(str(dev_gold))) == 20 and len(preprocess.gold_ids(str(biomed))) == 100
+    assert both == preprocess.gold_ids(str(dev_gold)) | preprocess.gold_ids(str(biomed)) and len(both) == 120
+    assert preprocess.gold_ids() == set() and preprocess.gold_ids("", "missing.jsonl") == set()

@@ -15,11 +15,13 @@ from pathlib import Path
 import scholarly_nlp
 
 
-def gold_ids(path: str) -> set[str]:
-    """Paper ids of a central-figure gold JSONL file (empty set when no file is given)."""
-    if not path or not Path(path).exists():
-        return set()
-    return {json.loads(line)["paper_id"] for line in Path(path).read_text().splitlines() if line.strip()}
+def gold_ids(*paths: str) -> set[str]:
+    """Paper ids of central-figure gold JSONL files (a file not given or not there adds none)."""
+    ids: set[str] = set()
+    for path in paths:
+        if path and Path(path).exists():
+            ids |= {json.loads(line)["paper_id"] for line in Path(path).read_text().splitlines() if line.strip()}
+    return ids
 
 
 def is_dev(paper_id: str, dev_percent: int) -> bool:
@@ -32,12 +34,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("inputs", nargs="+", help="TEI/PDF files, folders or globs")
     parser.add_argument("--out", required=True, help="output folder for train.spacy and dev.spacy")
-    parser.add_argument("--exclude-gold", default="", help="gold JSONL whose papers are held out")
+    parser.add_argument("--exclude-gold", nargs="*", default=[],
+                        help="gold or selection JSONL files whose papers are held out")
     parser.add_argument("--dev-percent", type=int, default=10)
     parser.add_argument("--limit", type=int, default=0, help="use at most this many papers (smoke runs)")
     args = parser.parse_args()
 
-    held_out = gold_ids(args.exclude_gold)
+    held_out = gold_ids(*args.exclude_gold)
     nlp = scholarly_nlp.blank()
     train, dev, failed, skipped = [], [], [], 0
     for result in scholarly_nlp.read_many(args.inputs, nlp=nlp):
