@@ -26,5 +26,5 @@ def test_annotation_reader_repairs_a_real_file():
     # C00-2123's annotation quotes a bullet and curly quotes as "â€¢", "â€œ", "â€™".
     records = read_annotations(data_path("clscisumm/train-manual/C00-2123/annotation/C00-2123.ann.txt"))
     texts = [r["citation_text"] + r["reference_text"] for r in records]
-    assert any(t.startswith("• Conditional Probability") for t in (r["citation_text"] for r in records))
+    assert any(r["citation_text"].startswith("• Conditional Probability") for r in records)
     assert not any("â€¢" in t or "â€œ" in t or "â€™" in t for t in texts)

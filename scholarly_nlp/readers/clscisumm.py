@@ -100,8 +100,8 @@ codecs.register_error(_FALLBACK_ERRORS, _cp1252_fallback)
 def _decode(data: bytes, source: str) -> str:
     """UTF-8 text of ``data``; bytes that are not UTF-8 are read as cp1252, with a warning.
 
-    UTF-8 that an earlier tool misread as cp1252 ("â€™" for "’", in twenty annotation files
-    of the 2018+ release) is repaired (:func:`scholarly_nlp.text.mojibake.repair_mojibake`).
+    UTF-8 that an earlier tool misread as cp1252 ("â€™" for "’", in 22 annotation and
+    Citance_XML files of the release) is repaired (:func:`scholarly_nlp.text.mojibake.repair_mojibake`).
     """
     try:
         text = data.decode("utf-8-sig")

@@ -1,8 +1,8 @@
 """Repairing UTF-8 text that was once decoded as cp1252 and encoded again ("mojibake").
 
 Some published corpus files hold a character's UTF-8 bytes read back as cp1252 characters:
-"’" (E2 80 99) stored as "â€™", "•" as "â€¢", "é" as "Ã©". Twenty CL-SciSumm annotation
-files have it. Only a run that is exactly one UTF-8 sequence when mapped back to bytes
+"’" (E2 80 99) stored as "â€™", "•" as "â€¢", "é" as "Ã©". Twenty-two files of the CL-SciSumm
+release have it. Only a run that is exactly one UTF-8 sequence when mapped back to bytes
 is repaired, so text that merely contains "â" or "Ã" is left as it is.
 """
 
