@@ -9,6 +9,11 @@ read ``packets.txt`` (what the dev gold's annotators read: abstract and captions
 
     python scripts/annotation_packets.py --data ../../../shared/data --out selection
     python scripts/annotation_packets.py --data ../../../shared/data --group biomed --limit 100 --out selection/biomed
+    python scripts/annotation_packets.py --data ../../../shared/data --group biomed \
+        --exclude selection/biomed/central_figures_selection.jsonl --out selection/round3
+
+``--exclude`` leaves out papers an earlier round labelled (round 3: the biomedical papers after
+round 2's 100).
 """
 
 from __future__ import annotations
@@ -40,23 +45,32 @@ gold_ids, is_dev = _PREPROCESS.gold_ids, _PREPROCESS.is_dev
 MIN_FIGURES = 3
 DEV_PERCENT = 10
 
-GROUPS = ("acl", "biomed")
+GROUPS = ("acl", "biomed", "pdf-pairs")
 """``acl``: the held-out ACL TEI files, then the ACL PDFs; ``biomed``: the biomedical TEI files
-(CC BY articles; never read by the ranker's training)."""
+(CC BY articles; never read by the ranker's training); ``pdf-pairs``: the GROBID TEI files of
+``pdf-pairs`` (many publishers and fields; their licences allow local use only, so their packets
+stay out of git)."""
 
 
 def candidate_files(data: Path, group: str = "acl") -> list[Path]:
     """The files of one group (:data:`GROUPS`), sorted."""
     if group == "biomed":
         return sorted((data / "tei" / "biomed").glob("*.tei.xml"))
+    if group == "pdf-pairs":
+        return sorted((data / "pdf-pairs").glob("*.tei.xml"))
     tei = [p for p in sorted((data / "tei" / "acl").glob("*.tei.xml")) if is_dev(p.name.split(".")[0], DEV_PERCENT)]
     return tei + sorted((data / "pdfs" / "acl").glob("*.pdf"))
 
 
-def packets(data: Path, gold_file: Path, group: str = "acl", limit: int = 0) -> list[dict]:
+def packets(data: Path, gold_file: Path, group: str = "acl", limit: int = 0,
+            exclude: tuple[Path, ...] = ()) -> list[dict]:
     """One packet per usable paper of ``group`` (the first ``limit`` usable ones when > 0):
-    paper id, source file, abstract and captioned figures."""
-    gold = gold_ids(str(gold_file))
+    paper id, source file, abstract and captioned figures. Papers of the dev gold and of the
+    label files ``exclude`` are left out."""
+    missing = [str(path) for path in exclude if not path.exists()]
+    if missing:
+        raise FileNotFoundError(f"label files to exclude not found: {', '.join(missing)}")
+    gold = gold_ids(str(gold_file), *map(str, exclude))
     nlp = scholarly_nlp.blank()
     result = []
     for read in scholarly_nlp.read_many([str(p) for p in candidate_files(data, group)], nlp=nlp):
@@ -95,10 +109,12 @@ def main() -> None:
     parser.add_argument("--gold", type=Path, default=None, help="dev gold to leave out (default: DATA/gold/central_figures_dev.jsonl)")
     parser.add_argument("--group", choices=GROUPS, default="acl")
     parser.add_argument("--limit", type=int, default=0, help="at most this many papers (0: all)")
+    parser.add_argument("--exclude", type=Path, nargs="*", default=[],
+                        help="label files (JSONL with paper_id) of papers to leave out")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     papers = packets(args.data, args.gold or args.data / "gold" / "central_figures_dev.jsonl", args.group,
-                     args.limit)
+                     args.limit, tuple(args.exclude))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "packets.json").write_text(json.dumps(papers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (args.out / "packets.txt").write_text(packet_text(papers), encoding="utf-8")
