@@ -6,7 +6,7 @@ This measures two untrained dense signals from the frozen all-MiniLM-L6-v2 (the 
 backbone) on both selection sets (163 papers) and on the dev gold:
 
 * ``cap_dense``: cosine of the abstract (mean of its sentences' embeddings, renormalised) and
-  the caption;
+  the caption (the component's ``caption_dense`` signal since round 3);
 * ``ctx_dense_max`` / ``ctx_dense_mean``: the best / mean cosine of the abstract and the
   paragraphs that refer to the figure (NaN, ranked last, for a figure no paragraph refers to).
 
@@ -57,20 +57,20 @@ SETS = [SHIPPED, ("caption", "mentions", "context"), ("cap_dense",), ("ctx_dense
 
 def dense_signals(encoder, doc, figures) -> dict[str, dict[str, float]]:
     """Figure id -> the zero-shot signals of this module's docstring, for captioned figures."""
-    from scholarly_figure_ranker.signals import referring_paragraphs
-    from scholarly_figure_ranker.texts import abstract_sentences, caption_text
+    from scholarly_figure_ranker.signals import caption_dense_similarity, referring_paragraphs
+    from scholarly_figure_ranker.texts import abstract_sentences
 
     query = abstract_sentences(doc)
     if not query or not figures:
         return {}
     abstract = encoder.encode(query).mean(axis=0)
     abstract /= numpy.linalg.norm(abstract)
-    captions = encoder.encode([caption_text(f) for f in figures])
+    caption_dense = caption_dense_similarity(encoder, figures, query)  # the component's caption_dense
     out = {}
-    for figure, caption in zip(figures, captions):
+    for figure in figures:
         paragraphs = referring_paragraphs(doc, figure)
         cosines = encoder.encode(paragraphs) @ abstract if paragraphs else numpy.array([numpy.nan])
-        out[figure.id] = {"cap_dense": float(abstract @ caption), "ctx_dense_max": float(numpy.max(cosines)),
+        out[figure.id] = {"cap_dense": caption_dense[figure.id], "ctx_dense_max": float(numpy.max(cosines)),
                           "ctx_dense_mean": float(numpy.mean(cosines))}
     return out
 

@@ -33,7 +33,7 @@ def packets():
     return json.loads((SELECTION / "packets.json").read_text(encoding="utf-8"))
 
 
-LABEL_FOLDERS = [(SELECTION, 63, 55), (SELECTION / "biomed", 100, 87)]
+LABEL_FOLDERS = [(SELECTION, 63, 55), (SELECTION / "biomed", 100, 87), (SELECTION / "round3", 81, 67)]
 """Each committed selection folder: its papers and how often all three annotators agree on the
 first figure (as the selection README says)."""
 
@@ -56,6 +56,20 @@ def test_borda_points_then_first_places_then_figure_order(merge_annotations):
 @pytest.mark.parametrize("folder, papers, agree", LABEL_FOLDERS)
 def test_the_committed_labels_are_the_merge_of_the_committed_annotations(merge_annotations, folder, papers, agree):
     packets = json.loads((folder / "packets.json").read_text(encoding="utf-8"))
+    assert_merged_labels(merge_annotations, folder, packets, papers, agree)
+
+
+def test_the_pdf_pairs_labels_are_the_merge_of_annotations_on_packets_rebuilt_from_the_data(merge_annotations):
+    # The pdf-pairs papers' licences keep their packets out of git: rebuild them as the README says.
+    data = shared("pdf-pairs").parent
+    packets = script("annotation_packets").packets(data, shared("gold", "central_figures_dev.jsonl"), "pdf-pairs")
+    assert_merged_labels(merge_annotations, SELECTION / "round3_pdf_pairs", packets, 30, 23)
+    assert all(p["source"].startswith("pdf-pairs/") for p in packets)
+
+
+def assert_merged_labels(merge_annotations, folder, packets, papers, agree):
+    """The folder's merged labels are the Borda merge of its three annotators on ``packets``,
+    one per paper, top 3 of the paper's own figures; ``agree`` papers have one first figure."""
     annotators = [merge_annotations.read_rankings(folder / f"annotator_{x}.jsonl") for x in "ABC"]
     merged = merge_annotations.merge(annotators, packets)
     committed = [json.loads(line) for line in (folder / "central_figures_selection.jsonl").read_text().splitlines()]
@@ -84,7 +98,7 @@ def test_repeated_paper_in_an_annotator_file_is_refused(merge_annotations, tmp_p
         merge_annotations.read_rankings(path)
 
 
-@pytest.mark.parametrize("folder", [SELECTION, SELECTION / "biomed"])
+@pytest.mark.parametrize("folder", [SELECTION, SELECTION / "biomed", SELECTION / "round3"])
 def test_packets_text_is_what_the_annotators_read(folder):
     packets = json.loads((folder / "packets.json").read_text(encoding="utf-8"))
     text = script("annotation_packets").packet_text(packets)
@@ -237,3 +251,27 @@ def test_preprocess_holds_out_the_papers_of_every_file_given():
     assert len(preprocess.gold_ids(str(dev_gold))) == 20 and len(preprocess.gold_ids(str(biomed))) == 100
     assert both == preprocess.gold_ids(str(dev_gold)) | preprocess.gold_ids(str(biomed)) and len(both) == 120
     assert preprocess.gold_ids() == set() and preprocess.gold_ids("", "missing.jsonl") == set()
+
+
+def test_round_three_ships_the_candidate_only_on_a_significant_gain():
+    with benchmark_modules("figure_ranker_round3") as (bench,):
+        shipped = [0.0] * 70 + [1.0] * 41
+        clearly = [0.0] * 50 + [1.0] * 61  # 20 more first figures of 111
+        verdict = bench.decide(clearly, shipped)
+        assert verdict["ships"] and verdict["test"]["p_value"] < 0.05 and verdict["test"]["delta"] > 0
+        slightly = [0.0] * 67 + [1.0] * 44  # 3 more: within noise
+        assert not bench.decide(slightly, shipped)["ships"]
+        assert not bench.decide(shipped, clearly)["ships"]  # significantly worse never ships
+        assert [bench.field_of(s) for s in ("tei/biomed/x.tei.xml", "pdf-pairs/y.tei.xml", "tei/acl/P1.tei.xml")] \
+            == ["biomed", "pdf-pairs", "acl"]
+
+
+def test_round_three_papers_are_new_to_every_earlier_round_and_the_gold():
+    earlier = set()
+    for folder in (SELECTION, SELECTION / "biomed"):
+        earlier |= {p["paper_id"] for p in json.loads((folder / "packets.json").read_text(encoding="utf-8"))}
+    gold = script("preprocess").gold_ids(str(shared("gold", "central_figures_dev.jsonl")))
+    round3 = json.loads((SELECTION / "round3" / "packets.json").read_text(encoding="utf-8"))
+    assert len(round3) == 81 and all(p["source"].startswith("tei/biomed/") for p in round3)
+    assert not {p["paper_id"] for p in round3} & (earlier | gold)
+    assert all(shared(p["source"]).is_file() and len(p["figures"]) >= 3 and p["abstract"] for p in round3)

@@ -3,6 +3,7 @@ on real ACL TEI papers and on small papers built to isolate one behaviour."""
 
 from __future__ import annotations
 
+import numpy
 import pytest
 import spacy
 
@@ -11,15 +12,17 @@ from scholarly_nlp import Block, FigureInfo, InlineRef, Paper, paper_to_doc
 from scholarly_figure_ranker.signals import (
     DEFAULT_SIGNALS,
     SIGNALS,
+    caption_dense_similarity,
     context_similarity,
     fuse_ranks,
     mention_counts,
     referring_paragraphs,
+    signal_values,
 )
 from scholarly_figure_ranker.texts import abstract_sentences, caption_text
 
 from conftest import shared
-from test_figure_ranker import PAPERS, make_ranker_nlp, ranker_nlp, real_docs, tiny_backbone  # noqa: F401 (fixtures)
+from test_figure_ranker import PAPERS, make_ranker_nlp, ranker_nlp, real_docs, tiny_backbone, tiny_encoder  # noqa: F401 (fixtures)
 
 
 def test_mentions_and_referring_paragraphs_of_a_real_paper(real_docs):  # noqa: F811
@@ -89,7 +92,7 @@ def test_component_fuses_its_signals_and_keeps_them(ranker_nlp, real_docs, tiny_
 
 
 def test_every_signal_fuses_when_the_config_names_them(tiny_backbone, real_docs):  # noqa: F811
-    everything = make_ranker_nlp(tiny_backbone, signals=list(SIGNALS))
+    everything = make_ranker_nlp(tiny_backbone, signals=list(SIGNALS), dense_encoder=str(tiny_backbone))
     for paper_id in PAPERS:
         doc = everything(scholarly_nlp.read(shared("tei", "acl", f"{paper_id}.tei.xml"), nlp=everything))
         signals = doc._.figure_signals
@@ -142,3 +145,43 @@ def test_signals_come_from_the_pipeline_config_also_for_a_saved_pipeline(ranker_
     doc = caption_only(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[0]}.tei.xml"), nlp=caption_only))
     assert all(set(values) == {"caption"} for values in doc._.figure_signals.values())
     assert doc._.figure_scores == pytest.approx({fid: v["caption"] for fid, v in doc._.figure_signals.items()})
+
+
+def test_caption_dense_is_the_cosine_of_the_mean_abstract_and_each_caption(real_docs, tiny_encoder):  # noqa: F811
+    doc = real_docs[0]
+    figures = [f for f in doc._.figures if f.kind == "figure" and caption_text(f)]
+    query = abstract_sentences(doc)
+    values = caption_dense_similarity(tiny_encoder, figures, query)
+    abstract = tiny_encoder.encode(query).mean(axis=0)
+    abstract = abstract / numpy.linalg.norm(abstract)
+    for figure in figures:  # by hand, one caption at a time
+        assert values[figure.id] == pytest.approx(float(tiny_encoder.encode([caption_text(figure)])[0] @ abstract),
+                                                  abs=1e-5)
+    assert len(set(values.values())) == len(figures) and all(-1.0 <= v <= 1.0 for v in values.values())
+    assert caption_dense_similarity(tiny_encoder, figures, []) == {}  # no abstract, nothing to compare
+
+
+def test_caption_dense_needs_an_encoder(real_docs):  # noqa: F811
+    doc = real_docs[0]
+    figures = [f for f in doc._.figures if f.kind == "figure"]
+    with pytest.raises(ValueError, match="caption_dense signal needs a sentence encoder"):
+        signal_values(doc, figures, abstract_sentences(doc), ["caption_dense"])
+
+
+def test_the_component_reads_caption_dense_from_its_configured_encoder(tiny_backbone, tmp_path):  # noqa: F811
+    from scholarly_nlp.ml import SentenceEncoder
+
+    nlp = make_ranker_nlp(tiny_backbone, signals=["caption_dense"], dense_encoder=str(tiny_backbone))
+    ranker = nlp.get_pipe("figure_ranker")
+    doc = nlp(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[1]}.tei.xml"), nlp=nlp))
+    figures = [f for f in doc._.figures if f.id in doc._.figure_scores]
+    expected = caption_dense_similarity(SentenceEncoder(str(tiny_backbone)), figures, abstract_sentences(doc))
+    assert doc._.figure_scores == pytest.approx(expected, abs=1e-5)
+    assert ranker.dense_encoder() is ranker.dense_encoder()  # loaded once
+    # Like signals, the encoder is the pipeline config's: not saved with the weights.
+    nlp.to_disk(tmp_path / "pipeline")
+    assert "dense_encoder" not in (tmp_path / "pipeline" / "figure_ranker" / "cfg").read_text()
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert loaded.get_pipe("figure_ranker").cfg["dense_encoder"] == str(tiny_backbone)
+    again = loaded(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[1]}.tei.xml"), nlp=loaded))
+    assert again._.figure_scores == pytest.approx(doc._.figure_scores, abs=1e-5)

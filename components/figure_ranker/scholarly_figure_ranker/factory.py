@@ -4,7 +4,8 @@ Inference: every candidate figure gets the sum, over the abstract's sentences, o
 cross-encoder's score for (sentence, caption). By default that caption score is fused by
 reciprocal rank fusion with how often the paper refers to the figure (``mentions``;
 :mod:`.signals`, which also offers ``context``, the similarity of the referring paragraphs to
-the abstract); the best figure is ``doc._.central_figure`` and ``doc._.figure_signals`` keeps
+the abstract, and ``caption_dense``, the abstract-caption cosine of the frozen sentence encoder
+that ``dense_encoder`` names); the best figure is ``doc._.central_figure`` and ``doc._.figure_signals`` keeps
 every signal. ``signals = ["caption"]`` ranks by the cross-encoder alone.
 
 Training (self-supervised): a sentence that mentions figure i, with the mention masked, is a
@@ -32,7 +33,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model, Optimizer
 
 from scholarly_nlp import ComponentSpec
-from scholarly_nlp.ml import HuggingFaceModelPipe, TrainingState, is_loaded, score_pairs
+from scholarly_nlp.ml import DEFAULT_BACKBONE, HuggingFaceModelPipe, TrainingState, is_loaded, score_pairs
 
 from .signals import DEFAULT_SIGNALS, SIGNALS, fuse_ranks, signal_values
 from .texts import abstract_sentences, caption_text, masked_sentence, sentence_of
@@ -44,7 +45,7 @@ DEFAULT_MODEL = {
     "mixed_precision": False,
 }
 CONFIG_FILE = "cfg"
-CONFIG_ONLY = ("signals",)
+CONFIG_ONLY = ("signals", "dense_encoder")
 """Settings that only the pipeline config gives: not saved with the weights, so that a config
 override (``signals = ["caption"]``) holds for a saved pipeline too."""
 
@@ -70,6 +71,7 @@ SPEC = ComponentSpec(
         "batch_size": 64,
         "seed": 0,
         "signals": list(DEFAULT_SIGNALS),
+        "dense_encoder": DEFAULT_BACKBONE,
     },
     assigns=["doc._.figure_scores", "doc._.central_figure", "doc._.figure_signals"],
     default_score_weights={"figure_proxy_mrr": 1.0, "figure_proxy_acc": 0.0},
@@ -89,11 +91,11 @@ SPEC = ComponentSpec(
 @SPEC.factory
 def make_figure_ranker(nlp: Language, name: str, model: Model, include_tables: bool, margin: float,
                        max_queries_per_doc: int, max_negatives: int, batch_size: int, seed: int,
-                       signals: list[str]) -> "FigureRanker":
+                       signals: list[str], dense_encoder: str = DEFAULT_BACKBONE) -> "FigureRanker":
     """spaCy factory of the figure ranker."""
     return FigureRanker(nlp.vocab, model, name, include_tables=include_tables, margin=margin,
                         max_queries_per_doc=max_queries_per_doc, max_negatives=max_negatives,
-                        batch_size=batch_size, seed=seed, signals=signals)
+                        batch_size=batch_size, seed=seed, signals=signals, dense_encoder=dense_encoder)
 
 
 class FigureScores(NamedTuple):
@@ -124,15 +126,16 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "figure_ranker", *, include_tables: bool = False,
                  margin: float = 1.0, max_queries_per_doc: int = 4, max_negatives: int = 3, batch_size: int = 64,
-                 seed: int = 0, signals: Sequence[str] = DEFAULT_SIGNALS):
+                 seed: int = 0, signals: Sequence[str] = DEFAULT_SIGNALS, dense_encoder: str = DEFAULT_BACKBONE):
         SPEC.install_extensions()
         self.vocab = vocab
         self.model = model
         self.name = name
         self.cfg = {"include_tables": include_tables, "margin": margin, "max_queries_per_doc": max_queries_per_doc,
                     "max_negatives": max_negatives, "batch_size": batch_size, "seed": seed,
-                    "signals": checked_signals(signals)}
+                    "signals": checked_signals(signals), "dense_encoder": str(dense_encoder)}
         self._rng = numpy.random.default_rng(seed)
+        self._dense_encoder = None  # the frozen encoder of caption_dense, loaded on first use
 
     # -- inference --------------------------------------------------------------------
     def candidates(self, doc: Doc) -> list:
@@ -149,16 +152,28 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
         candidates_of = [self.candidates(doc) for doc in docs]
         scorable = [[f for f in c if caption_text(f)] if q else [] for c, q in zip(candidates_of, queries)]
         caption_scores = self._caption_scores(queries, scorable) if "caption" in names else [{} for _ in docs]
+        encoder = self.dense_encoder() if "caption_dense" in names and any(scorable) else None
         results = []
         for doc, candidates, doc_queries, figures, captions in zip(docs, candidates_of, queries, scorable,
                                                                    caption_scores):
             scores: dict[str, Optional[float]] = {f.id: None for f in candidates}
-            signals = signal_values(doc, figures, doc_queries, names, captions) if figures else {}
+            signals = signal_values(doc, figures, doc_queries, names, captions, encoder) if figures else {}
             if figures:
                 ids = [f.id for f in figures]
                 scores.update(fuse_ranks(signals, ids) if len(names) > 1 else signals[names[0]])
             results.append(FigureScores(scores, signals))
         return results
+
+    def dense_encoder(self):
+        """The frozen sentence encoder of the ``caption_dense`` signal (config ``dense_encoder``, a
+        backbone name or folder), loaded once, on the GPU the pipe's thinc ops use if any."""
+        if self._dense_encoder is None:
+            from scholarly_nlp.ml import SentenceEncoder
+
+            ops = self.model.ops
+            device = f"cuda:{ops.device_id}" if getattr(ops, "device_type", "cpu") == "gpu" else None
+            self._dense_encoder = SentenceEncoder(self.cfg["dense_encoder"], device=device)
+        return self._dense_encoder
 
     def _caption_scores(self, queries: list[list[str]], scorable: list[list]) -> list[dict[str, float]]:
         """Per doc, figure id -> the cross-encoder's score summed over the doc's queries (the
