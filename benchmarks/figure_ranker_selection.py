@@ -76,8 +76,15 @@ def read_selection(paths: Sequence[Path]) -> tuple[dict[str, list[str]], dict[st
 
 
 def group_of(source: str) -> str:
-    """The selection group of a paper's file: ``acl`` (ACL TEI and PDFs) or ``biomed``."""
-    return "biomed" if source.startswith("tei/biomed/") else "acl"
+    """The selection group of a paper's file: ``acl`` (ACL TEI and PDFs), ``biomed`` or
+    ``pdf-pairs``; a ValueError for a file of no group."""
+    if source.startswith("tei/biomed/"):
+        return "biomed"
+    if source.startswith("pdf-pairs/"):
+        return "pdf-pairs"
+    if source.startswith(("tei/acl/", "pdfs/acl/")):
+        return "acl"
+    raise ValueError(f"{source}: not a file of a selection group (tei/acl, pdfs/acl, tei/biomed, pdf-pairs)")
 
 
 def signals_of(nlp, docs: dict) -> dict[str, tuple[list[str], dict[str, dict[str, float]]]]:

@@ -188,6 +188,9 @@ def test_selection_files_combine_and_papers_are_grouped(tmp_path):
         assert labels == {"P1": ["fig_0"], "B1": ["fig_2", "fig_1"]}
         assert [bench.group_of(sources[p]) for p in labels] == ["acl", "biomed"]
         assert bench.group_of("pdfs/acl/C02-1025.pdf") == "acl"
+        assert bench.group_of("pdf-pairs/colrev_wagner2022.tei.xml") == "pdf-pairs"
+        with pytest.raises(ValueError, match="not a file of a selection group"):
+            bench.group_of("elsewhere/x.pdf")
         with pytest.raises(ValueError, match="already read"):
             bench.read_selection([first, first])
 
@@ -262,8 +265,11 @@ def test_round_three_ships_the_candidate_only_on_a_significant_gain():
         slightly = [0.0] * 67 + [1.0] * 44  # 3 more: within noise
         assert not bench.decide(slightly, shipped)["ships"]
         assert not bench.decide(shipped, clearly)["ships"]  # significantly worse never ships
-        assert [bench.field_of(s) for s in ("tei/biomed/x.tei.xml", "pdf-pairs/y.tei.xml", "tei/acl/P1.tei.xml")] \
-            == ["biomed", "pdf-pairs", "acl"]
+        pooled = bench.pooled({"caption+mentions": {"acc": [0.0, 1.0]}, "x": {"acc": [1.0, 1.0]}},
+                              {"caption+mentions": {"acc": [0.0]}, "x": {"acc": [1.0]}, "only_here": {"acc": [1.0]}})
+        assert set(pooled) == {"caption+mentions", "x"}  # systems of both runs only
+        assert pooled["x"]["first_figures"] == 3 and pooled["x"]["papers"] == 3
+        assert pooled["x"]["acc_vs_shipped"]["delta"] == pytest.approx(2 / 3)
 
 
 def test_round_three_papers_are_new_to_every_earlier_round_and_the_gold():
@@ -275,3 +281,31 @@ def test_round_three_papers_are_new_to_every_earlier_round_and_the_gold():
     assert len(round3) == 81 and all(p["source"].startswith("tei/biomed/") for p in round3)
     assert not {p["paper_id"] for p in round3} & (earlier | gold)
     assert all(shared(p["source"]).is_file() and len(p["figures"]) >= 3 and p["abstract"] for p in round3)
+
+
+def test_round_three_packets_are_the_biomedical_papers_after_round_two(tmp_path):
+    build = script("annotation_packets")
+    gold = shared("gold", "central_figures_dev.jsonl")
+    with pytest.raises(FileNotFoundError, match="label files to exclude not found: .*nowhere.jsonl"):
+        build.packets(shared("tei").parent, gold, "biomed", exclude=(tmp_path / "nowhere.jsonl",))
+    rebuilt = build.packets(shared("tei").parent, gold, "biomed",
+                            exclude=(SELECTION / "biomed" / "central_figures_selection.jsonl",))
+    assert rebuilt == json.loads((SELECTION / "round3" / "packets.json").read_text(encoding="utf-8"))
+
+
+def test_round_three_results_agree_with_the_rule_and_the_readme():
+    results = json.loads((REPO / "benchmarks" / "results" / "figure_ranker_round3.json").read_text())
+    systems = results["systems"]
+    assert results["papers"] == 111 and results["papers_by_field"] == {"biomed": 81, "pdf-pairs": 30}
+    assert all(len(s["acc"]) == len(s["ap"]) == 111 for s in systems.values())
+    shipped, candidate = systems["caption+mentions"]["acc"], systems["caption+mentions+cap_dense"]["acc"]
+    with benchmark_modules("figure_ranker_round3") as (bench,):
+        assert bench.decide(candidate, shipped)["ships"] is results["verdict"]["ships"] is False
+    # The numbers the selection README quotes.
+    assert [systems[n]["first_figures"] for n in ("caption+mentions", "caption+mentions+cap_dense",
+                                                  "caption+mentions+context", "baseline:pick_first")] == [39, 39, 48, 33]
+    readme = (SELECTION / "README.md").read_text(encoding="utf-8")
+    assert all(row in readme for row in ("| 39 (31 / 8) |", "| 39 (30 / 9) |", "| 48 (38 / 10) |", "| 33 (22 / 11) |"))
+    pooled = results["pooled_with"]["systems"]
+    assert results["pooled_with"]["papers"] == 163 and pooled["caption+mentions"]["first_figures"] == 106
+    assert [pooled[n]["first_figures"] for n in ("caption+mentions+cap_dense", "caption+mentions+context")] == [116, 120]

@@ -177,7 +177,9 @@ def test_the_component_reads_caption_dense_from_its_configured_encoder(tiny_back
     figures = [f for f in doc._.figures if f.id in doc._.figure_scores]
     expected = caption_dense_similarity(SentenceEncoder(str(tiny_backbone)), figures, abstract_sentences(doc))
     assert doc._.figure_scores == pytest.approx(expected, abs=1e-5)
-    assert ranker.dense_encoder() is ranker.dense_encoder()  # loaded once
+    encoder = ranker._dense_encoder
+    nlp(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[2]}.tei.xml"), nlp=nlp))
+    assert encoder is not None and ranker._dense_encoder is encoder  # loaded once, for every doc after
     # Like signals, the encoder is the pipeline config's: not saved with the weights.
     nlp.to_disk(tmp_path / "pipeline")
     assert "dense_encoder" not in (tmp_path / "pipeline" / "figure_ranker" / "cfg").read_text()
@@ -185,3 +187,23 @@ def test_the_component_reads_caption_dense_from_its_configured_encoder(tiny_back
     assert loaded.get_pipe("figure_ranker").cfg["dense_encoder"] == str(tiny_backbone)
     again = loaded(scholarly_nlp.read(shared("tei", "acl", f"{PAPERS[1]}.tei.xml"), nlp=loaded))
     assert again._.figure_scores == pytest.approx(doc._.figure_scores, abs=1e-5)
+    # A load-time override wins, and a dense_encoder written into the weights' cfg is ignored.
+    cfg_file = tmp_path / "pipeline" / "figure_ranker" / "cfg"
+    cfg_file.write_text(cfg_file.read_text().replace("{", '{"dense_encoder": "written-into-cfg", ', 1))
+    override = {"components": {"figure_ranker": {"dense_encoder": "another-encoder"}}}
+    assert spacy.load(tmp_path / "pipeline", config=override).get_pipe("figure_ranker").cfg["dense_encoder"] \
+        == "another-encoder"
+    assert spacy.load(tmp_path / "pipeline").get_pipe("figure_ranker").cfg["dense_encoder"] == str(tiny_backbone)
+
+
+def test_the_frozen_encoder_is_loaded_only_when_caption_dense_has_something_to_score(ranker_nlp, real_docs,
+                                                                                    tiny_backbone):  # noqa: F811
+    for doc in real_docs:
+        ranker_nlp(doc)
+    assert ranker_nlp.get_pipe("figure_ranker")._dense_encoder is None  # not among the default signals
+    nlp = make_ranker_nlp(tiny_backbone, signals=["caption_dense"], dense_encoder="no-such-encoder")
+    blocks = [Block("title", "A paper"), Block("abstract", "We translate chemical reaction diagrams.")]
+    uncaptioned = Paper(paper_id="built", source="test", reader="test", blocks=blocks,
+                        figures=[FigureInfo(id="fig_0", kind="figure", label="1")])
+    doc = nlp(paper_to_doc(uncaptioned, nlp))  # no caption to score: the (missing) encoder is never loaded
+    assert doc._.figure_scores == {} and nlp.get_pipe("figure_ranker")._dense_encoder is None

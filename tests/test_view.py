@@ -77,7 +77,7 @@ def paper_record(doc):
     figures = doc._.figures
     record["central_figure"] = figures[1].id
     record["figures"] = [{"id": f.id, "score": float(len(figures) - i), "rank": i + 1} for i, f in enumerate(figures)]
-    record["figures"][1]["signals"] = {"caption": 1.5, "mentions": 2.0, "context": 0.25}
+    record["figures"][1]["signals"] = {"caption": 1.5, "mentions": 2.0, "context": 0.25, "caption_dense": 0.42}
     record["figures"][2]["signals"] = {"mentions": 1.0, "{odd}": 0.5, "flag": True}
     intro = doc._.sections[0].paragraphs[0]
     sentence = next(iter(intro.sents))
@@ -132,7 +132,8 @@ def test_markers_carry_their_entries_and_the_central_figure_is_marked(doc, recor
 def test_a_figure_shows_the_signals_behind_its_score(doc, record):
     page = scholarly_nlp.render(doc, record=record)
     central = re.search(rf'<figure id="{record["central_figure"]}" class="central">.*?</figure>', page).group(0)
-    assert '<span class="why">caption match 1.50, referred to 2 times, referring text 0.25</span>' in central
+    assert ('<span class="why">caption match 1.50, referred to 2 times, referring text 0.25, '
+            'caption-abstract cosine 0.42</span>') in central
     other = re.search(rf'<figure id="{record["figures"][0]["id"]}".*?</figure>', page).group(0)
     assert 'class="why"' not in other  # no signals recorded for it
     third = re.search(rf'<figure id="{record["figures"][2]["id"]}".*?</figure>', page).group(0)

@@ -330,6 +330,8 @@ def _signal_text(signals) -> str:
             parts.append(f"caption match {value:.2f}")
         elif name == "context":
             parts.append(f"referring text {value:.2f}")
+        elif name == "caption_dense":
+            parts.append(f"caption-abstract cosine {value:.2f}")
         else:
             parts.append(f"{name} {value:.2f}")
     return ", ".join(parts)

@@ -172,7 +172,8 @@ class FigureRanker(HuggingFaceModelPipe, TrainingState, TrainablePipe):
 
             ops = self.model.ops
             device = f"cuda:{ops.device_id}" if getattr(ops, "device_type", "cpu") == "gpu" else None
-            self._dense_encoder = SentenceEncoder(self.cfg["dense_encoder"], device=device)
+            self._dense_encoder = SentenceEncoder(self.cfg["dense_encoder"], device=device,
+                                                  batch_size=self.cfg["batch_size"])
         return self._dense_encoder
 
     def _caption_scores(self, queries: list[list[str]], scorable: list[list]) -> list[dict[str, float]]:

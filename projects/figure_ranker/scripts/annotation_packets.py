@@ -66,7 +66,8 @@ def packets(data: Path, gold_file: Path, group: str = "acl", limit: int = 0,
             exclude: tuple[Path, ...] = ()) -> list[dict]:
     """One packet per usable paper of ``group`` (the first ``limit`` usable ones when > 0):
     paper id, source file, abstract and captioned figures. Papers of the dev gold and of the
-    label files ``exclude`` are left out."""
+    label files ``exclude`` are left out; a FileNotFoundError names any ``exclude`` file that is
+    not there."""
     missing = [str(path) for path in exclude if not path.exists()]
     if missing:
         raise FileNotFoundError(f"label files to exclude not found: {', '.join(missing)}")
