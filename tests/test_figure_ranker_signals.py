@@ -196,8 +196,8 @@ def test_the_component_reads_caption_dense_from_its_configured_encoder(tiny_back
     assert spacy.load(tmp_path / "pipeline").get_pipe("figure_ranker").cfg["dense_encoder"] == str(tiny_backbone)
 
 
-def test_the_frozen_encoder_is_loaded_only_when_caption_dense_has_something_to_score(ranker_nlp, real_docs,
-                                                                                    tiny_backbone):  # noqa: F811
+def test_the_frozen_encoder_is_loaded_only_when_caption_dense_is_asked_and_has_work(
+        ranker_nlp, real_docs, tiny_backbone):  # noqa: F811
     for doc in real_docs:
         ranker_nlp(doc)
     assert ranker_nlp.get_pipe("figure_ranker")._dense_encoder is None  # not among the default signals
