@@ -57,15 +57,14 @@ SETS = [SHIPPED, ("caption", "mentions", "context"), ("cap_dense",), ("ctx_dense
 
 def dense_signals(encoder, doc, figures) -> dict[str, dict[str, float]]:
     """Figure id -> the zero-shot signals of this module's docstring, for captioned figures."""
-    from scholarly_figure_ranker.signals import caption_dense_similarity, referring_paragraphs
+    from scholarly_figure_ranker.signals import abstract_vector, caption_dense_similarity, referring_paragraphs
     from scholarly_figure_ranker.texts import abstract_sentences
 
     query = abstract_sentences(doc)
     if not query or not figures:
         return {}
-    abstract = encoder.encode(query).mean(axis=0)
-    abstract /= numpy.linalg.norm(abstract)
-    caption_dense = caption_dense_similarity(encoder, figures, query)  # the component's caption_dense
+    abstract = abstract_vector(encoder, query)
+    caption_dense = caption_dense_similarity(encoder, figures, query, abstract)  # the component's caption_dense
     out = {}
     for figure in figures:
         paragraphs = referring_paragraphs(doc, figure)

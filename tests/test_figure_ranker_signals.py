@@ -12,6 +12,7 @@ from scholarly_nlp import Block, FigureInfo, InlineRef, Paper, paper_to_doc
 from scholarly_figure_ranker.signals import (
     DEFAULT_SIGNALS,
     SIGNALS,
+    abstract_vector,
     caption_dense_similarity,
     context_similarity,
     fuse_ranks,
@@ -159,6 +160,8 @@ def test_caption_dense_is_the_cosine_of_the_mean_abstract_and_each_caption(real_
                                                   abs=1e-5)
     assert len(set(values.values())) == len(figures) and all(-1.0 <= v <= 1.0 for v in values.values())
     assert caption_dense_similarity(tiny_encoder, figures, []) == {}  # no abstract, nothing to compare
+    given = caption_dense_similarity(tiny_encoder, figures, query, abstract_vector(tiny_encoder, query))
+    assert given == pytest.approx(values, abs=1e-6)  # a caller's abstract vector is the same one
 
 
 def test_caption_dense_needs_an_encoder(real_docs):  # noqa: F811

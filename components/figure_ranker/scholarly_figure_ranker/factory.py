@@ -5,8 +5,9 @@ cross-encoder's score for (sentence, caption). By default that caption score is 
 reciprocal rank fusion with how often the paper refers to the figure (``mentions``;
 :mod:`.signals`, which also offers ``context``, the similarity of the referring paragraphs to
 the abstract, and ``caption_dense``, the abstract-caption cosine of the frozen sentence encoder
-that ``dense_encoder`` names); the best figure is ``doc._.central_figure`` and ``doc._.figure_signals`` keeps
-every signal. ``signals = ["caption"]`` ranks by the cross-encoder alone.
+that ``dense_encoder`` names); the best figure is ``doc._.central_figure`` and
+``doc._.figure_signals`` keeps every signal. ``signals = ["caption"]`` ranks by the
+cross-encoder alone.
 
 Training (self-supervised): a sentence that mentions figure i, with the mention masked, is a
 query; caption i is the positive and other captions of the same paper are negatives;

@@ -71,14 +71,22 @@ def context_similarity(doc: Doc, figures: Sequence[Figure], query: list[str]) ->
     return dict(zip([f.id for f in figures], tfidf_cosines(vectorizer, abstract, contexts)))
 
 
-def caption_dense_similarity(encoder, figures: Sequence[Figure], query: list[str]) -> dict[str, float]:
-    """Figure id -> cosine of the abstract and the caption under ``encoder`` (a
-    :class:`scholarly_nlp.ml.SentenceEncoder`): the abstract is the mean of its sentences' unit
-    embeddings, renormalised, so that each sentence counts once whatever its length."""
+def abstract_vector(encoder, query: list[str]) -> numpy.ndarray:
+    """The abstract under ``encoder`` (a :class:`scholarly_nlp.ml.SentenceEncoder`): the mean of
+    its sentences' unit embeddings, renormalised, so that each sentence counts once whatever its
+    length."""
+    vector = encoder.encode(query).mean(axis=0)
+    return vector / max(float(numpy.linalg.norm(vector)), 1e-12)
+
+
+def caption_dense_similarity(encoder, figures: Sequence[Figure], query: list[str],
+                             abstract: Optional[numpy.ndarray] = None) -> dict[str, float]:
+    """Figure id -> cosine of the abstract (:func:`abstract_vector`, or ``abstract`` when the
+    caller has it) and the caption under ``encoder``."""
     if not figures or not query:
         return {}
-    abstract = encoder.encode(query).mean(axis=0)
-    abstract /= max(float(numpy.linalg.norm(abstract)), 1e-12)
+    if abstract is None:
+        abstract = abstract_vector(encoder, query)
     captions = encoder.encode([caption_text(f) for f in figures])
     return {f.id: float(c @ abstract) for f, c in zip(figures, captions)}
 
