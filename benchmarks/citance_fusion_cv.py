@@ -55,15 +55,18 @@ def sentence_sections(doc, sentences) -> list[str]:
     return out
 
 
-def candidate_rows(data: Path) -> list[dict]:
-    """Per citance with gold sids: its candidates with the raw values the features are made of."""
+def candidate_rows(data: Path, encoder_name: str = "") -> list[dict]:
+    """Per citance with gold sids: its candidates with the raw values the features are made of;
+    the cosines are those of ``encoder_name`` (a backbone name or folder), the shipped scorer's
+    encoder by default."""
     import scholarly_nlp
     from scholarly_citance_linker.candidates import bm25_candidates, encoder_query, sentence_sids, sentence_texts
     from scholarly_nlp.ml import SentenceEncoder
     from scholarly_nlp.readers import reference_folder_doc
     from scholarly_nlp.retrieval import SentenceIndex
 
-    nlp, encoder = scholarly_nlp.blank(), SentenceEncoder(batch_size=64)
+    nlp = scholarly_nlp.blank()
+    encoder = SentenceEncoder(encoder_name, batch_size=64) if encoder_name else SentenceEncoder(batch_size=64)
     rows = []
     for folder in sorted(p for p in data.iterdir() if p.is_dir()):
         with warnings.catch_warnings():
@@ -187,10 +190,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_ROOT / "clscisumm" / "train-manual")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "citance_fusion_cv.json")
+    parser.add_argument("--encoder", default="", help="the bi-encoder (backbone name or folder); default the shipped one")
+    parser.add_argument("--rows-out", type=Path, help="also write the candidate rows (for paired comparisons)")
     args = parser.parse_args()
     start = time.time()
-    rows = candidate_rows(args.data)
-    summary = {"n_citances": len(rows), "n_papers": len({r["rp"] for r in rows}), "systems": cross_validate(rows),
+    rows = candidate_rows(args.data, args.encoder)
+    if args.rows_out:
+        write_json(args.rows_out, rows)
+    summary = {"n_citances": len(rows), "n_papers": len({r["rp"] for r in rows}), "encoder": args.encoder or "default",
+               "systems": cross_validate(rows),
                "seconds": round(time.time() - start), "machine": machine_info()}
     write_json(args.out, summary)
     for name, result in summary["systems"].items():
